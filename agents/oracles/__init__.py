@@ -1,0 +1,1 @@
+"""Oracle solvers: near-optimal players that see only what a player sees."""

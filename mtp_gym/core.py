@@ -1,0 +1,308 @@
+"""The shared base class of every text puzzle: the common env contract in one place.
+
+A puzzle subclasses :class:`TextPuzzleEnv` and implements only its rules:
+
+* ``num_configs`` (size of the fixed benchmark split, 0 if the kwargs have none),
+  ``_setup_benchmark(config_id)`` and ``_setup_generated()`` (draw with ``self.np_random``);
+* ``_instructions()``: the first observation;
+* ``_parse(action)``: turn free text into a move, or raise :class:`InvalidAction` with a
+  message saying what was wrong (the game state must not be touched);
+* ``_play(move)``: apply a legal move and return a :class:`Reply`;
+* ``_hidden()``: the secret state exposed as ``info["hidden"]``, a new dict on every call
+  (users keep what ``step`` returns; ``check_env`` rejects shared mutable objects).
+
+The base class owns the turn budget, consecutive-format-error limit, ``info`` keys,
+transcript, rendering, Text spaces and config selection.
+"""
+
+from __future__ import annotations
+
+import pickle
+import string
+from typing import Any, NamedTuple
+
+import gymnasium as gym
+from gymnasium import spaces
+
+__all__ = ["InvalidAction", "Reply", "TextPuzzleEnv", "TEXT_CHARSET", "OUTCOMES"]
+
+#: Characters of every observation and action space: printable ASCII.
+TEXT_CHARSET = string.printable
+OUTCOMES = ("success", "failure", "format_error", "timeout")
+CONFIG_SOURCES = ("benchmark", "generated")
+
+
+class InvalidAction(ValueError):
+    """Raised by a puzzle's ``_parse``: the message tells the agent what was wrong."""
+
+
+class Reply(NamedTuple):
+    """What a puzzle returns for a legal move.
+
+    ``outcome`` stays ``None`` while the game goes on; a puzzle that ends the game sets it
+    (``"success"`` or ``"failure"``) together with ``score``.
+    """
+
+    text: str
+    feedback: dict[str, Any]
+    outcome: str | None = None
+    score: float | None = None
+
+
+class TextPuzzleEnv(gym.Env[str, str]):
+    """Base class of every text puzzle (see the module docstring for the hooks).
+
+    Common arguments:
+        max_turns: turn budget; a legal move costs one turn, a malformed one costs none.
+        configs: ``"benchmark"`` (reset draws one of the fixed configurations) or
+            ``"generated"`` (reset builds a fresh one from ``self.np_random``). ``None``
+            picks ``"benchmark"`` when the other kwargs match the benchmark, else
+            ``"generated"``. ``reset(options={"config_id": i})`` always selects benchmark
+            configuration ``i``.
+        max_format_errors: consecutive malformed actions that end the episode with outcome
+            ``"format_error"`` (default 3, as TurnBench retries).
+        render_mode: ``"ansi"`` (``render()`` returns the transcript) or ``"human"``
+            (each new message is printed).
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    #: Appended to every re-prompt: how a well-formed action looks.
+    format_hint: str = ""
+    #: Honest upper bounds for the Text spaces (subclasses tighten or widen them).
+    obs_max_length: int = 16_384
+    action_max_length: int = 8_192
+
+    #: Attributes that are bookkeeping, not game state (see :meth:`game_state_digest`).
+    _BOOKKEEPING = frozenset(
+        {
+            "_transcript",
+            "_rendered",
+            "_format_errors",
+            "_consecutive_errors",
+            "_last_feedback",
+            "_valid_action",
+            "_np_random",
+            "_np_random_seed",
+        }
+    )
+
+    def __init__(
+        self,
+        *,
+        max_turns: int,
+        configs: str | None = None,
+        max_format_errors: int = 3,
+        render_mode: str | None = None,
+    ) -> None:
+        _check_positive_int("max_turns", max_turns)
+        _check_positive_int("max_format_errors", max_format_errors)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; allowed: "
+                f"{self.metadata['render_modes']} or None"
+            )
+        if configs is None:
+            configs = "benchmark" if self.num_configs > 0 else "generated"
+        if configs not in CONFIG_SOURCES:
+            raise ValueError(f"configs={configs!r} is not supported; allowed: {CONFIG_SOURCES}")
+        if configs == "benchmark" and self.num_configs == 0:
+            raise ValueError(
+                "configs='benchmark': these kwargs have no fixed benchmark split "
+                f"({self._benchmark_mismatch()}); pass configs='generated'"
+            )
+        self.max_turns = max_turns
+        self.configs = configs
+        self.max_format_errors = max_format_errors
+        self.render_mode = render_mode
+        self.observation_space = spaces.Text(
+            max_length=self.obs_max_length, min_length=0, charset=TEXT_CHARSET
+        )
+        self.action_space = spaces.Text(
+            max_length=self.action_max_length, min_length=0, charset=TEXT_CHARSET
+        )
+        self._transcript: list[dict[str, str]] = []
+        self._rendered = 0
+        self._outcome: str | None = None
+        self._score: float | None = None
+        self._turn = 0
+        self._format_errors = 0
+        self._consecutive_errors = 0
+        self._config_id: int | None = None
+        self._started = False
+
+    # ------------------------------------------------------------------ puzzle hooks
+    @property
+    def num_configs(self) -> int:
+        """Size of the fixed benchmark split for these kwargs (0: none)."""
+        return 0
+
+    def _benchmark_mismatch(self) -> str:
+        """Why these kwargs have no benchmark split (for the error message)."""
+        return "no benchmark split is defined"
+
+    def _setup_benchmark(self, config_id: int) -> None:
+        raise NotImplementedError
+
+    def _setup_generated(self) -> None:
+        raise NotImplementedError
+
+    def _instructions(self) -> str:
+        raise NotImplementedError
+
+    def _parse(self, action: str) -> Any:
+        raise NotImplementedError
+
+    def _play(self, move: Any) -> Reply:
+        raise NotImplementedError
+
+    def _hidden(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _timeout(self) -> Reply:
+        """Reply and score when the turn budget runs out (default: score 0)."""
+        return Reply("The turn limit has been reached. The game is over.", {}, "timeout", 0.0)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        super().reset(seed=seed)
+        config_id = None
+        if options:
+            unknown = set(options) - {"config_id"}
+            if unknown:
+                raise ValueError(f"reset options {sorted(unknown)} are not supported; allowed: ['config_id']")
+            config_id = options.get("config_id")
+        if config_id is not None:
+            config_id = self._check_config_id(config_id)
+        elif self.configs == "benchmark":
+            config_id = int(self.np_random.integers(self.num_configs))
+        if config_id is None:
+            self._setup_generated()
+        else:
+            self._setup_benchmark(config_id)
+        self._config_id = config_id
+        self._turn = 0
+        self._format_errors = 0
+        self._consecutive_errors = 0
+        self._outcome = None
+        self._score = None
+        self._started = True
+        obs = self._instructions()
+        self._transcript = [{"role": "user", "content": obs}]
+        self._rendered = 0
+        if self.render_mode == "human":
+            self.render()
+        return obs, self._info({}, True)
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self._outcome is not None:
+            raise RuntimeError(
+                f"step() called after the episode ended (outcome={self._outcome!r}); call reset()"
+            )
+        if not self._started:
+            raise RuntimeError("step() called before reset()")
+        if not isinstance(action, str):
+            return self._reject(repr(action), f"the action must be text (str), got {type(action).__name__}.")
+        try:
+            move = self._parse(action)
+        except InvalidAction as err:
+            return self._reject(action, str(err))
+        self._consecutive_errors = 0
+        self._turn += 1
+        reply = self._play(move)
+        text = reply.text
+        terminated = reply.outcome is not None
+        truncated = False
+        if terminated:
+            self._outcome, self._score = reply.outcome, float(reply.score or 0.0)
+        elif self._turn >= self.max_turns:
+            end = self._timeout()
+            text = f"{text}\n{end.text}" if text else end.text
+            truncated = True
+            self._outcome, self._score = end.outcome, float(end.score or 0.0)
+        transcript = self._transcript
+        transcript.append({"role": "assistant", "content": action})
+        transcript.append({"role": "user", "content": text})
+        if self.render_mode == "human":
+            self.render()
+        reward = self._score if self._outcome is not None else 0.0
+        return text, reward, terminated, truncated, self._info(reply.feedback, True)
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return self.transcript_text()
+        if self.render_mode == "human":
+            new = self._transcript[self._rendered :]
+            self._rendered = len(self._transcript)
+            if new:
+                print(_format_messages(new), flush=True)
+        return None
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def transcript(self) -> list[dict[str, str]]:
+        """The episode so far as chat messages (env = ``user``, agent = ``assistant``)."""
+        return list(self._transcript)
+
+    def transcript_text(self) -> str:
+        return _format_messages(self._transcript)
+
+    def game_state_digest(self) -> bytes:
+        """Pickle of every attribute except bookkeeping: equal digests, equal game state."""
+        state = {k: v for k, v in sorted(vars(self).items()) if k not in self._BOOKKEEPING}
+        return pickle.dumps(state)
+
+    def _check_config_id(self, config_id: Any) -> int:
+        n = self.num_configs
+        if n == 0:
+            raise ValueError(
+                f"config_id: these kwargs have no benchmark split ({self._benchmark_mismatch()})"
+            )
+        if isinstance(config_id, bool) or not isinstance(config_id, int) and not hasattr(config_id, "__index__"):
+            raise ValueError(f"config_id must be an int in [0, {n - 1}], got {config_id!r}")
+        config_id = int(config_id)
+        if not 0 <= config_id < n:
+            raise ValueError(f"config_id must be an int in [0, {n - 1}], got {config_id}")
+        return config_id
+
+    def _reject(self, action: str, message: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        self._format_errors += 1
+        self._consecutive_errors += 1
+        hint = f" {self.format_hint}" if self.format_hint else ""
+        count = f"(format error {self._consecutive_errors} of {self.max_format_errors} in a row)"
+        terminated = self._consecutive_errors >= self.max_format_errors
+        if terminated:
+            self._outcome, self._score = "format_error", 0.0
+            text = f"Invalid action: {message} {count} The game is over."
+        else:
+            text = f"Invalid action: {message}{hint} {count}"
+        self._transcript.append({"role": "assistant", "content": action})
+        self._transcript.append({"role": "user", "content": text})
+        if self.render_mode == "human":
+            self.render()
+        return text, 0.0, terminated, False, self._info({"error": message}, False)
+
+    def _info(self, feedback: dict[str, Any], valid: bool) -> dict[str, Any]:
+        return {
+            "turn": self._turn,
+            "max_turns": self.max_turns,
+            "feedback": feedback,
+            "hidden": self._hidden(),
+            "valid_action": valid,
+            "format_errors": self._format_errors,
+            "outcome": self._outcome,
+            "score": self._score,
+            "config_id": self._config_id,
+        }
+
+
+def _format_messages(messages: list[dict[str, str]]) -> str:
+    names = {"user": "ENV", "assistant": "AGENT"}
+    return "\n\n".join(f"[{names.get(m['role'], m['role'])}]\n{m['content']}" for m in messages)
+
+
+def _check_positive_int(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")

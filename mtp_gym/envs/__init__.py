@@ -1,0 +1,1 @@
+"""One module per puzzle: constants, pure rule helpers, the env class."""

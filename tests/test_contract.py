@@ -1,0 +1,182 @@
+"""The common env contract (SPEC.md), checked on every registered id."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+from gymnasium.utils.env_checker import check_env
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import ENV_IDS, agent_kinds, play_random
+from mtp_gym.core import OUTCOMES
+
+INFO_KEYS = {"turn", "max_turns", "feedback", "hidden", "valid_action", "format_errors", "outcome", "score", "config_id"}
+GOLDEN = json.loads((Path(__file__).parent / "golden_hashes.json").read_text())
+TAGS = ("attempt", "question", "query", "guess", "final_answer", "answer", "CHOICE")
+
+
+def config_hash(env: gym.Env, config_ids) -> str:
+    digest = hashlib.sha256()
+    for i in config_ids:
+        obs, info = env.reset(options={"config_id": i})
+        digest.update(obs.encode())
+        digest.update(json.dumps(info["hidden"], sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def test_check_env(env):
+    check_env(env.unwrapped, skip_render_check=False)
+
+
+def test_reset_and_step_types(env):
+    obs, info = env.reset(seed=1)
+    assert isinstance(obs, str) and obs in env.observation_space
+    assert INFO_KEYS <= set(info)
+    assert info["turn"] == 0 and info["outcome"] is None and info["score"] is None
+    obs, reward, terminated, truncated, info = env.step("nonsense")
+    assert isinstance(obs, str) and obs in env.observation_space
+    assert type(reward) is float and type(terminated) is bool and type(truncated) is bool
+    assert INFO_KEYS <= set(info) and info["valid_action"] is False
+
+
+def test_config_id_and_seed_are_deterministic(env_id):
+    a, b = gym.make(env_id), gym.make(env_id)
+    assert a.reset(options={"config_id": 3}) [0] == b.reset(options={"config_id": 3})[0]
+    obs_a, info_a = a.reset(seed=123)
+    obs_b, info_b = b.reset(seed=123)
+    assert obs_a == obs_b and info_a["config_id"] == info_b["config_id"]
+    if a.unwrapped.configs == "benchmark":
+        assert info_a["config_id"] is not None
+
+
+def test_golden_hash_of_benchmark_split(env_id):
+    env = gym.make(env_id)
+    n = env.unwrapped.num_configs
+    assert n > 0, f"{env_id} has no benchmark split"
+    got = config_hash(env, range(n))
+    assert env_id in GOLDEN, f"add {env_id!r}: {{'configs': {n}, 'sha256': {got!r}}} to tests/golden_hashes.json"
+    assert GOLDEN[env_id] == {"configs": n, "sha256": got}
+
+
+def test_bad_reset_options_name_the_argument(env):
+    n = env.unwrapped.num_configs
+    with pytest.raises(ValueError, match="config_id"):
+        env.reset(options={"config_id": n})
+    with pytest.raises(ValueError, match="config_id"):
+        env.reset(options={"config_id": "zero"})
+    with pytest.raises(ValueError, match="allowed"):
+        env.reset(options={"bogus": 1})
+
+
+def test_bad_kwargs_name_the_argument(env_id):
+    with pytest.raises(ValueError, match="render_mode"):
+        gym.make(env_id, render_mode="rgb_array")
+    with pytest.raises(ValueError, match="max_turns"):
+        gym.make(env_id, max_turns=0)
+    with pytest.raises(ValueError, match="configs"):
+        gym.make(env_id, configs="everything")
+
+
+def _hidden_strings(hidden) -> set[str]:
+    out: set[str] = set()
+    items = hidden.values() if isinstance(hidden, dict) else hidden
+    for v in items:
+        if isinstance(v, str) and len(v) >= 3:
+            out.add(v)
+        elif isinstance(v, (dict, list, tuple)):
+            out |= _hidden_strings(v)
+    return out
+
+
+@pytest.mark.parametrize("config_id", [0, 7])
+def test_hidden_state_absent_before_the_end(env_id, config_id):
+    env = gym.make(env_id)
+    steps = list(play_random(env, env_id, config_id))
+    instructions, first_info = steps[0]
+    secrets = {s for s in _hidden_strings(first_info["hidden"]) if s not in instructions}
+    for obs, info in steps:
+        if info["outcome"] is None:
+            leaked = [s for s in secrets if s in obs]
+            assert not leaked, f"hidden values {leaked} appear in an observation before the end"
+            assert json.dumps(info["hidden"], default=str) not in obs
+
+
+def test_episode_reaches_an_outcome_and_score(env_id):
+    env = gym.make(env_id)
+    *_, (obs, info) = play_random(env, env_id, 0)
+    assert info["outcome"] in OUTCOMES
+    assert isinstance(info["score"], float) and 0.0 <= info["score"] <= 1.0
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step("anything")
+
+
+def test_format_error_limit_ends_the_episode(env_id):
+    env = gym.make(env_id, max_format_errors=2)
+    env.reset(options={"config_id": 0})
+    _, _, term, _, info = env.step("???")
+    assert not term and info["format_errors"] == 1
+    _, reward, term, trunc, info = env.step("???")
+    assert term and not trunc and info["outcome"] == "format_error" and reward == 0.0
+    with pytest.raises(RuntimeError, match="ended"):
+        env.step("???")
+
+
+def test_render_modes(env_id, capsys):
+    env = gym.make(env_id, render_mode="ansi")
+    obs, _ = env.reset(options={"config_id": 0})
+    env.step("???")
+    text = env.render()
+    assert obs in text and "???" in text
+    env = gym.make(env_id, render_mode="human")
+    env.reset(options={"config_id": 0})
+    env.step("???")
+    printed = capsys.readouterr().out
+    assert obs.splitlines()[0] in printed and "Invalid action" in printed
+
+
+def test_non_text_actions_are_rejected_not_raised(env):
+    env.reset(options={"config_id": 0})
+    for bad in (None, 42, b"bytes"):
+        obs, _, _, _, info = env.step(bad)
+        assert info["valid_action"] is False and obs.startswith("Invalid action")
+
+
+def test_scripted_agents_exist(env_id):
+    assert {"oracle", "random"} <= set(agent_kinds(env_id))
+
+
+def _fuzz_actions():
+    tagged = st.builds(lambda tag, body: f"<{tag}>{body}</{tag}>", st.sampled_from(TAGS), st.text(max_size=30))
+    choice = st.builds(lambda body: f"<CHOICE>: {body}", st.text(max_size=30))
+    return st.one_of(st.text(max_size=200), tagged, choice)
+
+
+@pytest.mark.parametrize("fuzz_env_id", ENV_IDS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(action=_fuzz_actions())
+def test_random_text_never_crashes_and_bad_text_changes_nothing(fuzz_env_id, action):
+    env = _fuzz_env(fuzz_env_id)
+    env.reset(seed=5, options={"config_id": 1})
+    base = env.unwrapped
+    before = base.game_state_digest()
+    obs, reward, terminated, truncated, info = env.step(action)
+    assert isinstance(obs, str)
+    if not info["valid_action"]:
+        assert obs.startswith("Invalid action:")
+        assert reward == 0.0 and not terminated and not truncated
+        assert base.game_state_digest() == before
+        assert info["turn"] == 0 and info["format_errors"] == 1
+
+
+_FUZZ_ENVS: dict[str, gym.Env] = {}
+
+
+def _fuzz_env(env_id: str) -> gym.Env:
+    if env_id not in _FUZZ_ENVS:
+        _FUZZ_ENVS[env_id] = gym.make(env_id).unwrapped
+    return _FUZZ_ENVS[env_id]
