@@ -22,7 +22,8 @@ import string
 from typing import Any, NamedTuple
 
 import gymnasium as gym
-from gymnasium import spaces
+
+from mtp_gym.spaces import TextSpace
 
 __all__ = ["InvalidAction", "Reply", "TextPuzzleEnv", "TEXT_CHARSET", "OUTCOMES"]
 
@@ -115,12 +116,8 @@ class TextPuzzleEnv(gym.Env[str, str]):
         self.configs = configs
         self.max_format_errors = max_format_errors
         self.render_mode = render_mode
-        self.observation_space = spaces.Text(
-            max_length=self.obs_max_length, min_length=0, charset=TEXT_CHARSET
-        )
-        self.action_space = spaces.Text(
-            max_length=self.action_max_length, min_length=0, charset=TEXT_CHARSET
-        )
+        self.observation_space = TextSpace(max_length=self.obs_max_length, min_length=0, charset=TEXT_CHARSET)
+        self.action_space = TextSpace(max_length=self.action_max_length, min_length=0, charset=TEXT_CHARSET)
         self._transcript: list[dict[str, str]] = []
         self._rendered = 0
         self._outcome: str | None = None

@@ -180,3 +180,17 @@ def _fuzz_env(env_id: str) -> gym.Env:
     if env_id not in _FUZZ_ENVS:
         _FUZZ_ENVS[env_id] = gym.make(env_id).unwrapped
     return _FUZZ_ENVS[env_id]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_make_vec_batches_text_observations(env_id, mode):
+    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode=mode)
+    try:
+        obs, info = envs.reset(seed=10)
+        single = [gym.make(env_id).reset(seed=10 + i)[0] for i in range(2)]
+        assert isinstance(obs, tuple) and list(obs) == single
+        obs, reward, terminated, truncated, info = envs.step(("???", "???"))
+        assert all(o.startswith("Invalid action") for o in obs)
+        assert reward.shape == (2,) and not terminated.any() and list(info["valid_action"]) == [False, False]
+    finally:
+        envs.close()
