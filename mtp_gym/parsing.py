@@ -64,3 +64,29 @@ def extract_quoted(text: str) -> str | None:
     if found is None:
         return None
     return next(g for g in found.groups() if g is not None)
+
+
+_LABELED_RE: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+
+def extract_labeled(text: str, labels: tuple[str, ...] = ("CHOICE",)) -> str | None:
+    """The rest of the line after the last ``<LABEL>:`` (or a bare ``LABEL:`` starting a
+    line) for any of ``labels`` -- TurnBench's ``<CHOICE>:`` and the ``<PROPOSAL>:`` and
+    ``CHOICE:`` spellings its own prompts also show. Markdown bold around the label is fine.
+
+    >>> extract_labeled("<REASONING>: try 1\\n**<Choice>** : 2", ("CHOICE",))
+    '2'
+    """
+    pattern = _LABELED_RE.get(labels)
+    if pattern is None:
+        names = "|".join(re.escape(x) for x in labels)
+        pattern = re.compile(
+            rf"(?:<\s*(?:{names})\s*>\**\s*:?|(?:^|\n)[ \t*]*(?:{names})\**\s*:)[ \t*]*([^\n]*)", re.IGNORECASE
+        )
+        _LABELED_RE[labels] = pattern
+    found = None
+    for found in pattern.finditer(text):
+        pass
+    if found is None:
+        return None
+    return found.group(1).strip()

@@ -167,6 +167,11 @@ class WordGuessEnv(TextPuzzleEnv):
         self._hidden_state: dict[str, Any] = {}
 
     @property
+    def vocabulary(self) -> tuple[str, ...]:
+        """The vocabulary shown in the current episode's instructions."""
+        return self._vocab
+
+    @property
     def num_configs(self) -> int:
         if (self.vocab_size, self.word_length) == (BENCH_VOCAB_SIZE, BENCH_WORD_LENGTH):
             return N_BENCH_VOCABS * BENCH_VOCAB_SIZE

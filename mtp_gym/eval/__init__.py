@@ -1,5 +1,12 @@
-"""Evaluation: play a policy over a benchmark split and summarize the papers' metrics."""
+"""Evaluation: play a policy over a benchmark split and summarize the papers' metrics.
 
-from mtp_gym.eval.runner import EpisodeResult, evaluate, run_episode, summarize
+* :func:`run_episode`, :func:`evaluate`, :func:`summarize`: in-process, no files.
+* :func:`run_eval` with an :class:`AgentConfig`: the ``mtp-gym eval`` harness (concurrent
+  episodes, a resumable JSONL log per agent); :mod:`mtp_gym.eval.report` makes the tables and
+  figures of ``mtp-gym report``.
+"""
 
-__all__ = ["EpisodeResult", "evaluate", "run_episode", "summarize"]
+from mtp_gym.eval.harness import AgentConfig, run_eval
+from mtp_gym.eval.runner import INFRA_ERROR, EpisodeResult, evaluate, run_episode, summarize
+
+__all__ = ["AgentConfig", "EpisodeResult", "INFRA_ERROR", "evaluate", "run_episode", "run_eval", "summarize"]

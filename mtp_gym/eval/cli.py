@@ -1,53 +1,243 @@
-"""``mtp-gym`` command line: ``mtp-gym eval --env ID[,ID…] --agent oracle,random``."""
+"""``mtp-gym``: ``eval`` (play agents over benchmark splits), ``report`` (tables, figures), ``play``.
+
+    mtp-gym eval --env ID[,ID…|all] --agent oracle|random|openai:MODEL|hf:PATH[,…]
+                 [--base-url URL] [--split full|N] [--workers W] [--out DIR]
+                 [--finisher B --handoff-turn n] [--env-kwargs JSON] [--agent-kwargs JSON] …
+    mtp-gym report DIR… [--out DIR] [--price AGENT=IN,OUT]
+    mtp-gym play ID [--config-id I | --seed S]
+
+Each agent of ``eval`` gets its own run directory ``OUT/<agent>`` (resumable, see
+:mod:`mtp_gym.eval.log`); ``eval`` ends by printing the report of the run directories it wrote.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-import time
+from pathlib import Path
+from typing import Any
 
 from mtp_gym.registration import ENV_IDS
 
+__all__ = ["main", "format_table"]
+
 COLUMNS = ("env", "agent", "episodes", "mean_score", "ci95", "success_rate", "mean_turns", "mean_turns_success", "format_errors", "seconds")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # exit code 2 with the usage, as argparse does
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _fail(message: str) -> SystemExit:
+    return SystemExit(f"mtp-gym: error: {message}")
 
 
 def _env_ids(text: str) -> list[str]:
     ids = list(ENV_IDS) if text == "all" else [t.strip() for t in text.split(",") if t.strip()]
     unknown = [i for i in ids if i not in ENV_IDS]
-    if unknown:
-        raise SystemExit(f"--env: unknown id(s) {unknown}; allowed: {sorted(ENV_IDS)} or 'all'")
+    if unknown or not ids:
+        raise _fail(f"--env: unknown id(s) {unknown or [text]}; allowed: {sorted(ENV_IDS)} or 'all'")
     return ids
 
 
-def _config_ids(split: str, total: int) -> range:
-    if split == "full":
-        return range(total)
-    if not split.isdigit() or int(split) < 1:
-        raise SystemExit(f"--split must be 'full' or a positive int, got {split!r}")
-    return range(min(int(split), total))
+def _json_arg(name: str, text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise _fail(f"{name}: not JSON ({err}); expected an object like '{{\"max_turns\": 5}}'") from None
+    if not isinstance(value, dict):
+        raise _fail(f"{name}: expected a JSON object like '{{\"max_turns\": 5}}', got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive int, got {text!r}")
+    return int(text)
+
+
+def _model_kwargs(spec: str, args: argparse.Namespace, extra: dict[str, Any]) -> dict[str, Any]:
+    """The CLI's sampling/prompt options, for the agent kinds that take them."""
+    if spec.startswith("openai:"):
+        opts = {"base_url": args.base_url, "temperature": args.temperature, "max_tokens": args.max_tokens,
+                "prompt_style": args.prompt_style, "system_prompt": args.system_prompt}
+    elif spec.startswith("hf:"):
+        opts = {"temperature": args.temperature, "max_new_tokens": args.max_tokens,
+                "prompt_style": args.prompt_style, "system_prompt": args.system_prompt}
+    else:
+        opts = {}
+    return {k: v for k, v in opts.items() if v is not None} | extra
+
+
+def _check_agent(spec: str, env_ids: list[str], what: str) -> None:
+    from agents import agent_kinds
+    from agents.base import MODEL_PREFIXES
+
+    if spec.startswith(MODEL_PREFIXES):
+        return
+    for env_id in env_ids:
+        if spec not in agent_kinds(env_id):
+            raise _fail(
+                f"{what}: {spec!r} is not available for {env_id}; allowed: {agent_kinds(env_id)} "
+                "or 'openai:MODEL', 'hf:PATH', 'py:module:factory'"
+            )
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from mtp_gym.eval.harness import EXECUTORS, AgentConfig, run_eval, select_configs
+    from mtp_gym.eval.log import ConfigMismatch, latest
+
+    env_ids = _env_ids(args.env)
+    specs = [a.strip() for a in args.agent.split(",") if a.strip()]
+    if not specs:
+        raise _fail("--agent: empty; allowed: oracle, random, openai:MODEL, hf:PATH, py:module:factory")
+    if args.env == "all":  # skip ids whose scripted agent has not landed yet, loudly
+        from agents import agent_kinds
+        from agents.base import MODEL_PREFIXES
+
+        for spec in specs + ([args.finisher] if args.finisher else []):
+            if not spec.startswith(MODEL_PREFIXES):
+                missing = [e for e in env_ids if spec not in agent_kinds(e)]
+                if missing:
+                    print(f"--env all: skipping {missing}: no {spec!r} agent registered", file=sys.stderr)
+                env_ids = [e for e in env_ids if e not in missing]
+        if not env_ids:
+            raise _fail(f"--env all: no registered env has agent(s) {specs}")
+    for spec in specs:
+        _check_agent(spec, env_ids, "--agent")
+    try:
+        select_configs(args.split, 1)
+    except ValueError as err:
+        raise _fail(str(err)) from None
+    if (args.finisher is None) != (args.handoff_turn is None):
+        raise _fail("--finisher and --handoff-turn go together: give both or neither")
+    if args.finisher is not None:
+        _check_agent(args.finisher, env_ids, "--finisher")
+    if args.executor not in EXECUTORS:
+        raise _fail(f"--executor: {args.executor!r}; allowed: {list(EXECUTORS)}")
+    env_kwargs = _json_arg("--env-kwargs", args.env_kwargs)
+    agent_extra = _json_arg("--agent-kwargs", args.agent_kwargs)
+    out = Path(args.out)
+    dirs = []
+    for spec in specs:
+        config = AgentConfig(
+            spec,
+            _model_kwargs(spec, args, agent_extra),
+            args.finisher,
+            _model_kwargs(args.finisher, args, agent_extra) if args.finisher else {},
+            args.handoff_turn,
+        )
+        try:
+            log = run_eval(
+                env_ids,
+                config,
+                out / config.slug,
+                split=args.split,
+                workers=args.workers,
+                env_kwargs={e: env_kwargs for e in env_ids},
+                executor=args.executor,
+                progress=not args.no_progress,
+            )
+        except ConfigMismatch as err:
+            raise _fail(str(err)) from None
+        except ValueError as err:  # bad env or agent kwargs: the message names the argument
+            raise _fail(str(err)) from None
+        dirs.append(log.dir)
+        infra = sum(r["outcome"] == "infra_error" for r in latest(log.records))
+        if infra:
+            print(f"{config.label}: {infra} episode(s) ended in infra_error (endpoint failure): they stay out of "
+                  "the scores; re-run the same command to play them again", file=sys.stderr)
+    if not args.no_report:
+        print(_report(dirs, out / "report", args.price, baselines=True, progress=not args.no_progress))
+    return 0
+
+
+def _report(dirs: list[Path], out: Path, price: list[str], baselines: bool, progress: bool = False) -> str:
+    from mtp_gym.eval.report import BASELINES, compute_rows, load_runs, parse_prices, run_env_kwargs, write_report
+
+    try:
+        prices = parse_prices(price or [])
+        records = load_runs(dirs)
+    except ValueError as err:
+        raise _fail(str(err)) from None
+    if baselines:
+        records += _baseline_records(records, run_env_kwargs(dirs), out / "baselines", BASELINES, progress)
+    return write_report(compute_rows(records, prices), out)
+
+
+def _baseline_records(records, env_kwargs, out: Path, kinds, progress: bool) -> list[dict[str, Any]]:
+    """Random and oracle episodes on the configurations the models played, where missing."""
+    from agents import agent_kinds
+    from mtp_gym.eval.harness import AgentConfig, run_eval
+    from mtp_gym.eval.log import latest
+
+    have = {(r["env_id"], r["agent"]) for r in records}
+    extra = []
+    for kind in kinds:
+        wanted: dict[str, list[int]] = {}
+        for r in records:
+            if r["agent"] not in kinds and (r["env_id"], kind) not in have and kind in agent_kinds(r["env_id"]):
+                wanted.setdefault(r["env_id"], []).append(r["config_id"])
+        if wanted:
+            log = run_eval(
+                list(wanted), AgentConfig(kind), out / kind, env_kwargs={e: env_kwargs.get(e, {}) for e in wanted},
+                config_ids={e: sorted(set(ids)) for e, ids in wanted.items()}, progress=progress,
+            )
+            keep = {(e, c) for e, ids in wanted.items() for c in ids}
+            extra += [r | {"agent": kind} for r in latest(log.records) if (r["env_id"], r["config_id"]) in keep]
+    return extra
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    out = Path(args.out) if args.out else Path(args.dirs[0]) / "report"
+    print(_report([Path(d) for d in args.dirs], out, args.price, baselines=not args.no_baselines))
+    print(f"\nwritten: {out}/report.md, report.csv, macro.csv, scores.png, turns.png", file=sys.stderr)
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """A person plays in the terminal: the instructions, each reply, a prompt for the next action."""
     import gymnasium as gym
 
-    from agents import agent_kinds
-    from mtp_gym.eval.runner import evaluate, summarize
-
-    rows = []
-    for env_id in _env_ids(args.env):
-        total = gym.make(env_id).unwrapped.num_configs
-        for agent in [a.strip() for a in args.agent.split(",") if a.strip()]:
-            if agent not in agent_kinds(env_id):
-                raise SystemExit(f"--agent: {agent!r} is not available for {env_id}; allowed: {agent_kinds(env_id)}")
-            start = time.perf_counter()
-            summary = summarize(evaluate(env_id, agent, _config_ids(args.split, total)))
-            rows.append({"env": env_id, "agent": agent, **summary, "seconds": time.perf_counter() - start})
-    print(format_table(rows))
+    if args.env not in ENV_IDS:
+        raise _fail(f"ID: unknown env id {args.env!r}; allowed: {sorted(ENV_IDS)}")
+    try:
+        env = gym.make(args.env, **_json_arg("--env-kwargs", args.env_kwargs))
+        options = None if args.config_id is None else {"config_id": args.config_id}
+        obs, info = env.reset(seed=args.seed, options=options)
+    except ValueError as err:
+        raise _fail(str(err)) from None
+    print(obs)
+    print("\n(Type your action on one line; a line ending in '\\' continues it. Ctrl-D quits.)")
+    done = False
+    while not done:
+        lines = []
+        try:
+            while True:
+                line = input(f"\n[turn {info['turn'] + 1}/{info['max_turns']}] > " if not lines else "... ")
+                if line.endswith("\\"):
+                    lines.append(line[:-1])
+                    continue
+                lines.append(line)
+                break
+        except EOFError:
+            print("\nQuit before the end of the episode.")
+            return 1
+        obs, _, terminated, truncated, info = env.step("\n".join(lines))
+        print(obs)
+        done = terminated or truncated
+    print(f"\nGame over: outcome={info['outcome']}, score={info['score']:.3f}, turns={info['turn']}, "
+          f"format errors={info['format_errors']}")
     return 0
 
 
 def format_table(rows: list[dict]) -> str:
-    """Rows as a Markdown table."""
+    """Rows (dicts with the keys of ``COLUMNS``) as a Markdown table."""
     def cell(v: object) -> str:
         return f"{v:.3f}" if isinstance(v, float) else str(v)
 
@@ -56,15 +246,50 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="mtp-gym", description="Multi-turn puzzles for LLM agents.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    ev = sub.add_parser("eval", help="play agents over benchmark splits and print the summary table")
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="mtp-gym", description="Multi-turn puzzles for LLM agents.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    ev = sub.add_parser("eval", help="play agents over benchmark splits (resumable JSONL log) and print the report")
     ev.add_argument("--env", required=True, help="env id(s), comma separated, or 'all'")
-    ev.add_argument("--agent", default="oracle,random", help="agent spec(s), comma separated (default: oracle,random)")
-    ev.add_argument("--split", default="full", help="'full' or the number of configurations to play (default: full)")
+    ev.add_argument("--agent", default="oracle,random",
+                    help="agent spec(s), comma separated: oracle, random, openai:MODEL, hf:PATH (hf:smollm2), "
+                         "py:module:factory (default: oracle,random)")
+    ev.add_argument("--split", default="full", help="'full' or N configurations spread evenly over the split (default: full)")
+    ev.add_argument("--workers", type=_positive_int, default=1, help="episodes played at once (default: 1)")
+    ev.add_argument("--executor", default="auto", help="auto (threads for models, processes for scripted agents), thread, process")
+    ev.add_argument("--out", default="runs", help="output directory; each agent gets OUT/<agent> (default: runs)")
+    ev.add_argument("--base-url", help="OpenAI-compatible endpoint for openai: agents (default: $OPENAI_BASE_URL or OpenAI)")
+    ev.add_argument("--temperature", type=float, help="sampling temperature for model agents")
+    ev.add_argument("--max-tokens", type=_positive_int, help="reply length cap for model agents")
+    ev.add_argument("--prompt-style", choices=("plain", "answer_only", "cot"), help="prompt style for model agents (default: plain)")
+    ev.add_argument("--system-prompt", help="system prompt for model agents")
+    ev.add_argument("--agent-kwargs", help="JSON object of extra agent kwargs, e.g. '{\"max_retries\": 3}'")
+    ev.add_argument("--env-kwargs", help="JSON object of env kwargs, e.g. '{\"max_turns\": 5}'")
+    ev.add_argument("--finisher", help="hand-off runs: the agent that takes over the conversation at --handoff-turn")
+    ev.add_argument("--handoff-turn", type=_positive_int, help="hand-off runs: the turn the finisher plays first")
+    ev.add_argument("--price", action="append", default=[], metavar="AGENT=IN,OUT",
+                    help="US$ per 1M prompt,completion tokens of an agent, for the cost column (repeatable)")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument("--no-report", action="store_true", help="do not print/write the report at the end")
     ev.set_defaults(func=cmd_eval)
-    args = parser.parse_args(argv)
+    rp = sub.add_parser("report", help="tables (Markdown, CSV) and figures from run directories")
+    rp.add_argument("dirs", nargs="+", metavar="DIR", help="run directories, or directories holding them")
+    rp.add_argument("--out", help="where to write report.md/.csv and the figures (default: DIR/report)")
+    rp.add_argument("--price", action="append", default=[], metavar="AGENT=IN,OUT",
+                    help="US$ per 1M prompt,completion tokens of an agent (repeatable)")
+    rp.add_argument("--no-baselines", action="store_true", help="do not add random/oracle rows the directories lack")
+    rp.set_defaults(func=cmd_report)
+    pl = sub.add_parser("play", help="play an env yourself in the terminal")
+    pl.add_argument("env", metavar="ID", help="env id")
+    pl.add_argument("--config-id", type=int, help="benchmark configuration (default: drawn from --seed)")
+    pl.add_argument("--seed", type=int, help="seed for reset")
+    pl.add_argument("--env-kwargs", help="JSON object of env kwargs")
+    pl.set_defaults(func=cmd_play)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     return args.func(args)
 
 

@@ -1,4 +1,10 @@
-"""A minimal runner: one policy, one env, a list of benchmark configurations."""
+"""The runner: one policy, one env, a list of benchmark configurations.
+
+:func:`run_episode` plays one episode (an :class:`agents.base.InfrastructureError` from the
+policy ends it with outcome ``"infra_error"``, which :func:`summarize` leaves out);
+:func:`evaluate` plays a list of configurations in-process. The ``mtp-gym eval`` harness
+(:mod:`mtp_gym.eval.harness`) adds concurrency, the JSONL log and resuming on top.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +30,15 @@ class EpisodeResult:
     format_errors: int
     seconds: float
     transcript: list[dict[str, str]] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    #: ``None``, or what went wrong outside the model (outcome ``"infra_error"``).
+    error: str | None = None
+    #: Who produced each action in a hand-off run (``"first"`` / ``"finisher"``), else empty.
+    actors: list[str] = field(default_factory=list)
+    seed: int | None = None
+    #: The secret state at the end (``info["hidden"]``), for error analysis; never shown to the policy.
+    hidden: dict[str, Any] = field(default_factory=dict)
 
     @property
     def success(self) -> bool:
@@ -38,6 +53,10 @@ def public_info(info: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in info.items() if k != "hidden"}
 
 
+#: Outcome of an episode the agent could not finish for reasons outside the model.
+INFRA_ERROR = "infra_error"
+
+
 def run_episode(
     env: gym.Env, policy: Any, *, config_id: int | None = None, seed: int | None = None
 ) -> EpisodeResult:
@@ -46,6 +65,8 @@ def run_episode(
     The env is reset with ``seed`` (default: ``config_id``) so stochastic envs and
     policies are repeatable per configuration.
     """
+    from agents.base import InfrastructureError
+
     if seed is None:
         seed = config_id
     start = time.perf_counter()
@@ -53,18 +74,29 @@ def run_episode(
     obs, info = env.reset(seed=seed, options=options)
     policy.reset(seed=seed)
     terminated = truncated = False
-    while not (terminated or truncated):
-        obs, _, terminated, truncated, info = env.step(policy.act(obs, public_info(info)))
+    error = None
+    try:
+        while not (terminated or truncated):
+            obs, _, terminated, truncated, info = env.step(policy.act(obs, public_info(info)))
+    except InfrastructureError as err:
+        error = str(err) or type(err).__name__
     base = env.unwrapped
+    usage = getattr(policy, "usage", None) or {}
     return EpisodeResult(
         env_id=env.spec.id if env.spec else type(base).__name__,
         config_id=info["config_id"],
-        outcome=info["outcome"],
-        score=float(info["score"]),
+        outcome=INFRA_ERROR if error else info["outcome"],
+        score=float("nan") if error else float(info["score"]),
         turns=info["turn"],
         format_errors=info["format_errors"],
         seconds=time.perf_counter() - start,
         transcript=base.transcript if hasattr(base, "transcript") else [],
+        prompt_tokens=int(usage.get("prompt_tokens", 0)),
+        completion_tokens=int(usage.get("completion_tokens", 0)),
+        error=error,
+        actors=list(getattr(policy, "actors", [])),
+        seed=seed,
+        hidden=info.get("hidden", {}) if not error else {},
     )
 
 
@@ -95,10 +127,14 @@ def evaluate(
 
 
 def summarize(results: list[EpisodeResult]) -> dict[str, float]:
-    """Mean score (with a normal-approximation 95% CI), success rate, mean turns."""
+    """Mean score (with a normal-approximation 95% CI), success rate, mean turns.
+
+    Episodes with outcome ``"infra_error"`` are left out (they are no model result).
+    """
+    results = [r for r in results if r.outcome != INFRA_ERROR]
     n = len(results)
     if n == 0:
-        raise ValueError("results: nothing to summarize (0 episodes)")
+        raise ValueError("results: nothing to summarize (0 episodes without infra_error)")
     scores = [r.score for r in results]
     mean = sum(scores) / n
     var = sum((s - mean) ** 2 for s in scores) / (n - 1) if n > 1 else 0.0

@@ -1,0 +1,56 @@
+"""The chat-agent base class: one conversation per episode, token accounting, hand-over."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.llm.prompts import PromptStyle, get_prompt_style
+
+__all__ = ["ChatAgent"]
+
+
+class ChatAgent:
+    """A policy that keeps the chat history of its episode and asks a model for each action.
+
+    Subclasses implement :meth:`complete` (messages in, reply text and token counts out).
+    ``usage`` counts the tokens of the current episode (``prompt_tokens``,
+    ``completion_tokens``, ``calls``, ``retries``); ``history`` is the conversation so far
+    (system prompt, then alternating user/assistant messages).
+    """
+
+    def __init__(self, prompt_style: str | PromptStyle = "plain", system_prompt: str | None = None) -> None:
+        self.style = get_prompt_style(prompt_style, system_prompt)
+        self.history: list[dict[str, str]] = []
+        self.usage: dict[str, int] = {}
+        self.reset()
+
+    def reset(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self.history = [{"role": "system", "content": self.style.system_prompt}] if self.style.system_prompt else []
+        self.usage = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "retries": 0}
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        self.history.append({"role": "user", "content": self.style.user_message(observation)})
+        text, prompt_tokens, completion_tokens = self.complete(self.history)
+        self.usage["prompt_tokens"] += prompt_tokens
+        self.usage["completion_tokens"] += completion_tokens
+        self.usage["calls"] += 1
+        self.history.append({"role": "assistant", "content": text})
+        return text
+
+    def take_over(self, messages: list[dict[str, str]]) -> None:
+        """Continue a conversation another agent started (hand-off runs, paper section 3.3).
+
+        ``messages`` are the env's observations (``user``) and the actions played
+        (``assistant``) so far, ending with an assistant message; the next :meth:`act`
+        brings the env's latest reply.
+        """
+        head = [{"role": "system", "content": self.style.system_prompt}] if self.style.system_prompt else []
+        self.history = head + [
+            {"role": m["role"], "content": self.style.user_message(m["content"]) if m["role"] == "user" else m["content"]}
+            for m in messages
+        ]
+
+    def complete(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
+        """The model's reply to ``messages`` and the (prompt, completion) token counts."""
+        raise NotImplementedError

@@ -1,0 +1,158 @@
+"""Movie Recommendation oracle: an active learner over a sampled version space.
+
+The user's weights lie on the grid {0, 0.1, ..., 1}^8 (the prompt says so); the answers cut
+that grid with the constraints ``w . (a - b) > 0`` (Yes), ``< 0`` (No) or ``= 0``
+(No Preference). :class:`VersionSpace` keeps a fixed uniform sample of the grid (``pool_size``
+points, all-zero vector excluded, drawn once from a fixed seed) and filters it by every answer,
+so the surviving points are a uniform sample of the weights still consistent with the user.
+``No Preference`` is an exact equality constraint on the grid, which the sample handles like any
+other answer (about 1% of grid points survive a tie). If a sequence of answers ever empties the
+sample, the last non-empty sample is kept (this happens once in the
+1000 benchmark episodes; the surviving sample has a median of 636 points at the final pick,
+and 1 at the smallest).
+
+Each question is the pair of library movies whose three-way answer (Yes / No / No Preference)
+has the highest entropy over the surviving points (estimated on at most ``question_sample`` of
+them): the most informative question, which about halves the version space every turn. The
+final pick maximizes the expected score ``1 - (rank - 1) / 39`` over the surviving points
+(``pick="score"``), or the expected utility (``pick="utility"``, the posterior-mean weights).
+
+What it reaches on the 1000 benchmark configurations (``python benchmarks/movie_rec.py``, or
+``pytest -m slow tests/test_movie_rec.py -k full_split``; about 220 ms per episode, 4 minutes):
+**mean score 0.9585 (95% CI +- 0.0042), top-1 47.6%** (the random baseline: 0.5025, 2.6%); it
+meets a ``No Preference`` answer in 30.6% of the episodes.
+
+The issue's target (mean >= 0.98, top-1 >= 80%) is NOT reached, and we believe 10 pairwise
+answers cannot support it on these movie sets: a clairvoyant variant that already sees the
+unseen set while asking, and picks each question to maximize the chance of naming its best
+movie, reached 0.982 mean / 66% top-1 on a 100-configuration sample. Other things we measured
+(100-configuration samples): a 4x larger grid sample (``pool_size=1 << 22``) +0.003 mean and
++7 points top-1 at 4x the memory and time, while topping the surviving sample up with 8M fresh
+grid draws filtered through the answers gave -0.003 mean and -4 points (so the sample size is
+not what limits it); questions chosen to minimize the expected regret or
+maximize the expected top-1 on synthetic dense movie sets built from the library's budget
+range: 1-2 points worse than the entropy rule; ``pick="utility"``: about 1 point worse than
+``pick="score"``. The answers carry about 10.5 bits (the version space shrinks about 1500-fold),
+and the 40 dense movies are often separated by less than what remains uncertain.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from mtp_gym.envs.movie_rec import (
+    FINAL_PROMPT,
+    N_ATTRIBUTES,
+    NO,
+    NO_PREFERENCE,
+    WEIGHT_STEPS,
+    YES,
+    parse_table,
+)
+
+#: The start of the env's final-phase prompt (the unseen table follows it).
+FINAL_MARK = FINAL_PROMPT.split(":", 1)[0]
+
+_SIGN = {YES: 1, NO: -1, NO_PREFERENCE: 0}
+
+
+@cache
+def grid_sample(size: int, seed: int = 0) -> np.ndarray:
+    """``size`` uniform draws from the weight grid (in steps, 0..10), zero rows removed;
+    float32 so the constraint checks run as BLAS products (exact for these small integers)."""
+    rng = np.random.default_rng(seed)
+    w = rng.integers(0, WEIGHT_STEPS + 1, size=(size, N_ATTRIBUTES), dtype=np.int8)
+    w = w[w.any(axis=1)].astype(np.float32)
+    w.setflags(write=False)
+    return w
+
+
+def answer_entropy(signs: np.ndarray) -> np.ndarray:
+    """Entropy (nats) of the three-way answer of each row of ``signs`` (questions x points)."""
+    n = signs.shape[1]
+    p = np.stack([(signs > 0).sum(1), (signs == 0).sum(1), (signs < 0).sum(1)], axis=1) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -np.where(p > 0, p * np.log(p), 0.0).sum(axis=1)
+
+
+def expected_rank_scores(points: np.ndarray, movies: np.ndarray) -> np.ndarray:
+    """Mean over weight ``points`` of each movie's normalized rank score."""
+    n = len(movies)
+    u = np.round(points.astype(np.float64) @ movies.T, 6)  # points x movies
+    better = np.zeros(u.shape, dtype=np.int32)
+    for k in range(n):
+        better += u[:, [k]] > u + 1e-9
+    # better[p, j] counts movies k with u[p, k] > u[p, j]
+    return (1.0 - better / max(n - 1, 1)).mean(axis=0)
+
+
+class VersionSpace:
+    """Uniform sample of the weight vectors consistent with the answers so far."""
+
+    def __init__(self, pool_size: int = 1 << 20, question_sample: int = 4096) -> None:
+        self.points = grid_sample(pool_size)
+        self.question_sample = question_sample
+
+    def best_question(self, diffs: np.ndarray) -> int:
+        """Index of the row of ``diffs`` (score differences of candidate pairs) whose answer
+        has the highest entropy over the consistent points (first one on ties)."""
+        pts = self.points[: self.question_sample]  # the points are i.i.d., so any prefix is a uniform subsample
+        signs = np.sign(diffs.astype(np.float32) @ pts.T)
+        return int(np.argmax(answer_entropy(signs)))
+
+    def update(self, diff: np.ndarray, sign: int) -> None:
+        """Keep the points that give answer ``sign`` (1 Yes, -1 No, 0 No Preference)."""
+        keep = np.sign(self.points @ diff.astype(np.float32)) == sign
+        if keep.any():
+            self.points = self.points[keep]
+
+    def pick(self, movies: np.ndarray, how: str = "score", max_points: int = 20_000) -> int:
+        """Index of the movie to recommend."""
+        pts = self.points[:max_points]
+        if how == "utility":
+            return int(np.argmax(movies @ pts.mean(axis=0).astype(np.float64)))
+        return int(np.argmax(expected_rank_scores(pts, movies)))
+
+
+class MovieRecOracle:
+    """Reads the library table and the answers from the observations (never ``hidden``)."""
+
+    def __init__(self, pool_size: int = 1 << 20, question_sample: int = 4096, pick: str = "score") -> None:
+        if pick not in ("score", "utility"):
+            raise ValueError(f"pick must be 'score' or 'utility', got {pick!r}")
+        self.pool_size = pool_size
+        self.question_sample = question_sample
+        self.pick_by = pick
+        self.reset()
+
+    def reset(self, seed: int | None = None) -> None:
+        self._space = VersionSpace(self.pool_size, self.question_sample)
+        self._titles: tuple[str, ...] = ()
+        self._pairs: np.ndarray = np.zeros((0, 2), dtype=int)
+        self._diffs: np.ndarray = np.zeros((0, N_ATTRIBUTES))
+        self._last: int | None = None
+        self._final: tuple[tuple[str, ...], np.ndarray] | None = None
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        if not self._titles:
+            self._titles, scores = parse_table(observation)
+            i, j = np.triu_indices(len(self._titles), 1)
+            self._pairs = np.stack([i, j], axis=1)
+            self._diffs = scores[i] - scores[j]
+        else:
+            reply, _, rest = observation.partition("\n")
+            if self._last is not None and reply.strip() in _SIGN:
+                self._space.update(self._diffs[self._last], _SIGN[reply.strip()])
+                self._last = None
+            if FINAL_MARK in rest:
+                self._final = parse_table(rest)
+        if self._final is not None:
+            titles, scores = self._final
+            return f"<final_answer>{titles[self._space.pick(scores, self.pick_by)]}</final_answer>"
+        if self._last is None:  # (else a re-prompt: ask the same question again)
+            self._last = self._space.best_question(self._diffs)
+        i, j = self._pairs[self._last]
+        return f"<question>Would you prefer watching {self._titles[i]} over {self._titles[j]}?</question>"

@@ -1,0 +1,217 @@
+"""The generic solver of every hidden-state query game, and the generic random agent.
+
+:class:`QueryGameOracle` keeps the version space of hidden states consistent with every
+``(query, answer)`` pair seen so far and asks the legal query whose answer has maximum
+entropy over that space (= maximum expected information gain, answers being deterministic
+functions of the state), submitting as soon as every consistent state has the same target.
+
+It sees only what a player sees: ``info["game"]`` (level and public part of the instance)
+and ``info["feedback"]`` (the query, its args and the answer value). The evidence is a dict
+keyed by ``(query, args)`` and the version space is recomputed from all of it on every turn,
+so a later answer to the same query, or a correction announced by a probe as
+``feedback["corrections"] = [{"query", "args", "answer"}]``, replaces the earlier pair.
+
+Large spaces: an enumerable game's space is always filtered exactly; when more than
+``sample_size`` states remain, the information gain is estimated on a seeded uniform sample
+of them. A game with ``enumerable = False`` is played on ``Game.sample_consistent`` (up to
+``sample_size`` consistent states per turn); it submits when every sampled state has the
+same target.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable
+
+import numpy as np
+
+from mtp_gym.games.base import Game
+
+__all__ = ["QueryGameOracle", "QueryGameRandomAgent", "VersionSpace"]
+
+
+class VersionSpace:
+    """Every candidate state of a game instance with a lazily built answer table."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.states = list(game.candidate_states()) if game.enumerable else []
+        self.queries = game.all_queries()
+        self.index = {q: i for i, q in enumerate(self.queries)}
+        self.targets = [game.target(s) for s in self.states]
+        self._codes: dict[int, tuple[np.ndarray, dict[Hashable, int]]] = {}
+
+    def codes(self, qi: int) -> tuple[np.ndarray, dict[Hashable, int]]:
+        """Answer codes of query ``qi`` for every state, and the value -> code map."""
+        if qi not in self._codes:
+            name, args = self.queries[qi]
+            values: dict[Hashable, int] = {}
+            row = np.fromiter(
+                (values.setdefault(self.game.respond(s, name, args), len(values)) for s in self.states),
+                dtype=np.int32,
+                count=len(self.states),
+            )
+            self._codes[qi] = (row, values)
+        return self._codes[qi]
+
+    def consistent(self, evidence: dict[tuple[str, tuple], Hashable]) -> np.ndarray:
+        """Indices of the states that agree with every ``(query, args) -> answer`` pair."""
+        mask = np.ones(len(self.states), dtype=bool)
+        for q, answer in evidence.items():
+            qi = self.index.get(q)
+            if qi is None:
+                continue
+            row, values = self.codes(qi)
+            code = values.get(answer)
+            if code is None:
+                return np.zeros(0, dtype=np.int64)
+            mask &= row == code
+        return np.flatnonzero(mask)
+
+    def best_query(self, alive: np.ndarray, asked: set[tuple[str, tuple]]) -> int | None:
+        """The unasked query with maximum answer entropy over ``alive`` (first on ties)."""
+        best, best_h = None, 1e-12
+        for qi, q in enumerate(self.queries):
+            if q in asked:
+                continue
+            row, _ = self.codes(qi)
+            counts = np.bincount(row[alive])
+            p = counts[counts > 0] / len(alive)
+            h = float(-(p * np.log2(p)).sum())
+            if h > best_h + 1e-12:
+                best, best_h = qi, h
+        return best
+
+
+def _game_from_info(game_cls: type[Game], info: dict[str, Any]) -> Game:
+    view = info.get("game")
+    if not view or view.get("name") != game_cls.name:
+        raise ValueError(f"info['game'] does not describe a {game_cls.name} game: {view!r}")
+    return game_cls(view["level"], view["public"])
+
+
+def _evidence_items(feedback: dict[str, Any]) -> list[tuple[tuple[str, tuple], Hashable]]:
+    items = []
+    if "query" in feedback:
+        items.append(((feedback["query"], tuple(feedback["args"])), feedback["answer"]))
+    for c in feedback.get("corrections", ()):
+        items.append(((c["query"], tuple(c["args"])), c["answer"]))
+    return items
+
+
+class QueryGameOracle:
+    """Max-information-gain version-space solver for any :class:`Game` (see module docstring).
+
+    Args:
+        game_cls: the game it plays (bound at registration).
+        sample_size: states on which the information gain is estimated when more remain.
+        min_turns_before_answer: never submit before this many queries were answered (e.g.
+            3 under the counterfactual-revision probe, whose correction of the 2nd answer
+            arrives with the 3rd reply).
+        seed: seeds the sample of large version spaces.
+    """
+
+    def __init__(
+        self,
+        game_cls: type[Game],
+        sample_size: int = 2048,
+        min_turns_before_answer: int = 0,
+        seed: int | None = None,
+    ) -> None:
+        self.game_cls = game_cls
+        self.sample_size = sample_size
+        self.min_turns_before_answer = min_turns_before_answer
+        self._seed = seed
+        self._spaces: dict[tuple, VersionSpace] = {}
+        self.reset()
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(self._seed if seed is None else seed)
+        self.space: VersionSpace | None = None
+        self.evidence: dict[tuple[str, tuple], Hashable] = {}
+
+    def observe(self, query: str, args: tuple, answer: Hashable) -> None:
+        """Record (or replace) the answer to ``query(*args)``."""
+        self.evidence[(query, tuple(args))] = answer
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        if self.space is None:
+            game = _game_from_info(self.game_cls, info)
+            key = (game.level, repr(sorted(game.public.items())))
+            if key not in self._spaces:
+                self._spaces = {key: VersionSpace(game)}  # keep one: configs rarely repeat otherwise
+            self.space = self._spaces[key]
+        for q, answer in _evidence_items(info.get("feedback") or {}):
+            self.observe(*q, answer)
+        if not self.space.game.enumerable:
+            return self._act_sampled()
+        space = self.space
+        alive = space.consistent(self.evidence)
+        unasked = [q for q in space.queries if q not in self.evidence]
+        if len(alive) == 0:  # contradictory evidence: a wrong answer not corrected yet
+            return self._ask(unasked[0]) if unasked else self._submit(space.targets[0])
+        targets = {space.targets[i] for i in alive}
+        if len(targets) == 1:
+            if len(self.evidence) >= self.min_turns_before_answer or not unasked:
+                return self._submit(targets.pop())
+            return self._ask(unasked[0])  # waiting for a possible correction
+        if len(alive) > self.sample_size:
+            alive = np.sort(self.rng.choice(alive, size=self.sample_size, replace=False))
+        qi = space.best_query(alive, set(self.evidence))
+        if qi is None:  # no query separates the remaining states (an ill-posed instance)
+            return self._submit(space.targets[alive[0]])
+        return self._ask(space.queries[qi])
+
+    def _act_sampled(self) -> str:
+        game = self.space.game
+        evidence = [(q, a, v) for (q, a), v in self.evidence.items()]
+        states = game.sample_consistent(evidence, self.rng, self.sample_size)
+        unasked = [q for q in self.space.queries if q not in self.evidence]
+        if not states:
+            return self._ask(unasked[0]) if unasked else self._submit(game.target(game.sample_hidden(self.rng)))
+        targets = {game.target(s) for s in states}
+        if len(targets) == 1 and (len(self.evidence) >= self.min_turns_before_answer or not unasked):
+            return self._submit(targets.pop())
+        best, best_h = None, 1e-12
+        for q in unasked:
+            counts: dict[Hashable, int] = {}
+            for s in states:
+                v = game.respond(s, *q)
+                counts[v] = counts.get(v, 0) + 1
+            p = np.fromiter(counts.values(), dtype=float) / len(states)
+            h = float(-(p * np.log2(p)).sum())
+            if h > best_h + 1e-12:
+                best, best_h = q, h
+        if best is None:
+            return self._ask(unasked[0]) if len(targets) == 1 and unasked else self._submit(game.target(states[0]))
+        return self._ask(best)
+
+    def _submit(self, target: Hashable) -> str:
+        return f"<answer>{self.space.game.format_answer(target)}</answer>"
+
+    def _ask(self, q: tuple[str, tuple]) -> str:
+        name, args = q
+        return self.space.game.describe_query(name, args)
+
+
+class QueryGameRandomAgent:
+    """A uniformly random legal query each turn; on the last turn, a random candidate's target."""
+
+    def __init__(self, game_cls: type[Game], seed: int | None = None) -> None:
+        self.game_cls = game_cls
+        self._seed = seed
+        self.reset()
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(self._seed if seed is None else seed)
+        self.game: Game | None = None
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        if self.game is None:
+            self.game = _game_from_info(self.game_cls, info)
+            self._queries = self.game.all_queries()
+        if info.get("turn", 0) + 1 >= info.get("max_turns", 1):
+            states = self.game.candidate_states()
+            state = states[int(self.rng.integers(len(states)))]
+            return f"<answer>{self.game.format_answer(self.game.target(state))}</answer>"
+        name, args = self._queries[int(self.rng.integers(len(self._queries)))]
+        return self.game.describe_query(name, args)

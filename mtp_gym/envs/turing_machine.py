@@ -1,0 +1,406 @@
+"""Turing Machine code breaking (TurnBench-MS, sections 3-4 and appendix A).
+
+Description:
+    Deduce a secret 3-digit code (BLUE, YELLOW, PURPLE; digits 1-5) from 4-6 verifiers. Each
+    verifier is one of the 48 cards of the Turing Machine board game with one hidden active
+    criterion (183 criteria in all, ``mtp_gym.turnbench.rules``). Every round has three
+    stages: a **proposal** (a code, fixed for the round), up to three **verifier queries**
+    one at a time (each answers PASS or FAIL for the proposal), and a **deduce** step
+    (SKIP to the next round, or submit a code, which ends the game). In ``nightmare`` mode
+    the verifiers are secretly permuted: querying verifier ``i`` answers with the card and
+    criterion of verifier ``mapping[i]`` (fixed for the game, unknown to the player).
+
+Prompt Format:
+    The paper's appendix A prompts word for word (``mtp_gym.turnbench.prompts``), OA
+    (``prompt_style="answer_only"``) or CoT (``"cot"``), classic or nightmare. The first
+    observation is the system prompt, whose game setup lists the verifiers as the published
+    harness does (``Verifier <0>: <card description>`` then ``- Possible criteria: ...``
+    lines; verifiers are numbered from 0 as in the harness), followed by the first proposal
+    prompt. Each reply is the next stage's prompt: the questioning prompt after a proposal,
+    ``You chose Verifier <i> and the result is <PASS>.`` (+ next instructions) after a query,
+    the deduce prompt after SKIP or the third query, the proposal prompt after a deduce SKIP,
+    and ``The final guess is 551. The answer is 551, the guess is True.`` after a submission.
+    ``belief_prompt=True`` appends a short paragraph that documents the ``<BELIEF>`` tag.
+
+Action Format:
+    ``<CHOICE>: BLUE=X, YELLOW=Y, PURPLE=Z`` (proposal; also ``<PROPOSAL>:`` which the
+    paper's own prompts show, a bare ``CHOICE:`` line, or three digits like ``<CHOICE>: 245``),
+    ``<CHOICE>: n`` or ``<CHOICE>: SKIP`` (question), ``<CHOICE>: SKIP`` or a code (deduce).
+    The last choice in the reply counts; case, markdown bold and surrounding text are fine.
+    In CoT style a ``<REASONING>`` tag is required, as in the published harness. A malformed
+    reply gets the paper's stage re-prompt and an invalid verifier number the paper's "not a
+    valid verifier number" re-prompt; neither changes the game nor costs a turn, and
+    ``max_format_errors`` (default 4) in a row end the episode with outcome ``format_error``:
+    the harness re-prompts up to 3 times per stage and gives up on the next failure.
+
+    Optional, any stage (beyond the paper): ``<BELIEF>: 0=B<Y, 1=blue_eq_1|blue_gt_1, 2=?``
+    states, per verifier number, the criteria of that verifier's own card still held
+    possible (function name, description, ``#k`` position on the card, or a comparison such
+    as ``B<Y``, ``P=4``, ``B+Y>6`` matched by truth table; ``?`` = no conclusion). In
+    nightmare mode ``<MAPPING>: 0=2, 1=0`` states which verifier's card answers each query.
+
+Observation Space:
+    ``Text`` over printable ASCII, up to 16,384 characters.
+
+Rewards:
+    0 per step; the terminal reward is the score: 1 for a correct submitted code, else 0.
+
+Starting State:
+    ``setups="published"``: the TurnBench setups of ``assets/turnbench/setups.json`` (MIT,
+    (c) 2025 Yiran Zhang), in file order (90 easy, 90 medium, 90 hard), filtered by
+    ``difficulty``. Two published setups are not well-posed (B42VD9: 11 codes satisfy its
+    active criteria, B4BSHV: 3); they are left out unless ``allow_non_unique=True``, and then
+    placed at the END of the split, so config ids 0..267 (0..87 for medium) name the same
+    setups either way. The default split therefore has 268 setups per mode (easy 90, medium
+    88, hard 90); 18 published setups have a redundant verifier (kept; ``info["hidden"]``
+    lists it). ``setup_ids=[...]`` restricts the split to the given ids (e.g.
+    ``rules.paper_eval_subsets()["classic_model_eval_45"]``, in the order given; not together
+    with ``difficulty``); naming a non-unique setup raises ``ValueError`` unless
+    ``allow_non_unique=True``. ``setups="generated"``: a fresh
+    setup from ``rules.generate_setup`` with ``self.np_random`` (unique code, no redundant
+    verifier, uniform nightmare permutation; difficulty drawn uniformly when ``None``).
+
+Episode End:
+    Terminated when a code is submitted (``success`` if it equals the answer, else
+    ``failure``) or after ``max_format_errors`` malformed replies in a row
+    (``format_error``). Truncated (outcome ``timeout``, score 0: a capped game is a loss)
+    when the deduce step of round ``max_rounds`` ends without a submission. A legal move
+    (proposal, query, SKIP, deduce choice) costs one turn; a round takes at most 5, so
+    ``max_turns`` defaults to ``5 * max_rounds`` and never binds before the round cap.
+
+Information:
+    The common keys. ``feedback``: ``stage`` of the move (``proposal`` | ``question`` |
+    ``deduce``), ``round``, ``code`` (the round's proposal, ``"BYP"``), ``verifier`` and
+    ``result`` (``"PASS"``/``"FAIL"``) for a query (``None`` otherwise), ``skip``,
+    ``submitted`` and ``correct`` on a submission, ``next_stage``, cumulative ``rounds`` and
+    ``verifier_queries`` (SKIP excluded, as the paper counts VER); ``beliefs`` /
+    ``mapping_beliefs`` (per stated verifier: the criteria read and a status ``correct`` |
+    ``include`` | ``incorrect`` | ``none`` | ``unreadable``, the paper's judge categories
+    computed exactly), and at the end ``belief_log`` (every graded belief with its round).
+    On a malformed reply ``feedback`` is ``{"error": ...}``. ``hidden``: ``setup_id``,
+    ``difficulty``, ``answer`` (``"BYP"``), ``criteria`` (per verifier: card, criterion
+    index, function, description), ``mapping`` (nightmare; ``None`` in classic),
+    ``unique``, ``redundant_verifiers``.
+
+Arguments:
+    ``mode`` (``"classic"`` | ``"nightmare"``), ``difficulty`` (``None`` | ``"easy"`` |
+    ``"medium"`` | ``"hard"``), ``setups`` (``"published"`` | ``"generated"``),
+    ``prompt_style`` (``"answer_only"`` | ``"cot"``), ``max_rounds`` (20, the published
+    harness), ``setup_ids`` (``None`` or published ids), ``allow_non_unique`` (False),
+    ``belief_prompt`` (False), ``max_turns`` (``5 * max_rounds``), ``configs`` (``None`` |
+    ``"benchmark"`` | ``"generated"``; ``setups="generated"`` implies ``"generated"``),
+    ``max_format_errors`` (4), ``render_mode``.
+
+Version History:
+    v0: initial release.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
+from mtp_gym.parsing import extract_labeled
+from mtp_gym.turnbench import rules
+from mtp_gym.turnbench.prompts import MODES, PROMPT_STYLES, STAGE_PROMPTS
+
+SETUP_SOURCES = ("published", "generated")
+ROUND_MAX_MOVES = 5  # proposal + 3 queries + deduce, or proposal + <=2 queries + SKIP + deduce
+MAX_QUERIES_PER_ROUND = 3
+
+BELIEF_PROMPT = """
+Optional belief report (scored by the environment, never shown to change the game): in any reply you may add
+<BELIEF>: 0=[criteria], 1=[criteria], ...
+listing for each verifier number the criteria of that verifier's card you still consider possible, separated by |
+(criterion text, its function name, #k for the k-th criterion listed from 0, or a comparison such as B<Y, P=4, B+Y>6), or ? for no conclusion."""
+
+NIGHTMARE_MAPPING_PROMPT = """In nightmare mode you may also add <MAPPING>: 0=[j], 1=[j], ... naming the verifier whose criterion answers each verifier."""
+
+_COLOUR_RE = {c: re.compile(rf"\b{c}\b\s*[=:]\s*\[?\s*(\d+)", re.IGNORECASE) for c in ("BLUE", "YELLOW", "PURPLE")}
+_BARE_CODE_RE = re.compile(r"^[\[(\s]*([1-5])\s*,?\s*([1-5])\s*,?\s*([1-5])[\])\s.]*$")
+_SKIP_RE = re.compile(r"\bSKIP\b", re.IGNORECASE)
+_REASONING_RE = re.compile(r"<\s*REASONING\s*>|(?:^|\n)[ \t*]*REASONING\**\s*:", re.IGNORECASE)
+
+
+def parse_code(choice: str) -> tuple[int, int, int] | None:
+    """``"BLUE=1, YELLOW=2, PURPLE=3"`` (any order/case, ``=`` or ``:``) or ``"123"`` ->
+    ``(1, 2, 3)``; ``None`` unless every digit is 1-5."""
+    values = []
+    for pattern in _COLOUR_RE.values():
+        m = pattern.search(choice)
+        if m is None:
+            break
+        values.append(int(m.group(1)))
+    else:
+        return tuple(values) if all(1 <= v <= 5 for v in values) else None  # type: ignore[return-value]
+    m = _BARE_CODE_RE.match(choice)
+    return None if m is None else (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+
+
+def game_setup_text(card_ids: Sequence[int]) -> str:
+    """The verifier list of the system prompt, formatted as the published harness does."""
+    table = rules.cards()
+    blocks = []
+    for i, cid in enumerate(card_ids):
+        card = table[cid]
+        lines = [f"Verifier <{i}>: {card.description}"]
+        lines += [f"- Possible criteria: {c.description}" for c in card.criteria]
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks)
+
+
+def published_split(
+    difficulty: str | None = None, setup_ids: Sequence[str] | None = None, allow_non_unique: bool = False
+) -> tuple[rules.Setup, ...]:
+    """The benchmark split for these kwargs (see the module docstring for the order)."""
+    if setup_ids is not None:
+        if difficulty is not None:
+            raise ValueError("setup_ids and difficulty: give one of them, not both")
+        chosen = [rules.published_setup(s) for s in setup_ids]
+        if not chosen:
+            raise ValueError("setup_ids: give at least one published setup id")
+    else:
+        chosen = [s for s in rules.published_setups() if difficulty in (None, s.difficulty)]
+    bad = [s for s in chosen if not rules.check_setup(s).unique]
+    if bad and setup_ids is not None and not allow_non_unique:
+        details = "; ".join(f"{s.setup_id} ({len(rules.check_setup(s).solutions)} codes satisfy its active criteria)" for s in bad)
+        raise ValueError(
+            f"setup_ids: published setup {details} has no unique code; pass allow_non_unique=True to play it anyway"
+        )
+    if setup_ids is not None:
+        return tuple(chosen)
+    good = [s for s in chosen if s not in bad]
+    return tuple(good + bad) if allow_non_unique else tuple(good)
+
+
+class TuringMachineEnv(TextPuzzleEnv):
+    obs_max_length = 16_384
+
+    def __init__(
+        self,
+        mode: str = "classic",
+        difficulty: str | None = None,
+        setups: str = "published",
+        prompt_style: str = "answer_only",
+        max_rounds: int = 20,
+        setup_ids: Sequence[str] | None = None,
+        allow_non_unique: bool = False,
+        belief_prompt: bool = False,
+        max_turns: int | None = None,
+        configs: str | None = None,
+        max_format_errors: int = 4,
+        render_mode: str | None = None,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode={mode!r} is not supported; allowed: {MODES}")
+        if difficulty is not None and difficulty not in rules.DIFFICULTIES:
+            raise ValueError(f"difficulty={difficulty!r} is not supported; allowed: {rules.DIFFICULTIES} or None")
+        if setups not in SETUP_SOURCES:
+            raise ValueError(f"setups={setups!r} is not supported; allowed: {SETUP_SOURCES}")
+        if prompt_style not in PROMPT_STYLES:
+            raise ValueError(f"prompt_style={prompt_style!r} is not supported; allowed: {PROMPT_STYLES}")
+        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
+            raise ValueError(f"max_rounds must be a positive int, got {max_rounds!r}")
+        if setups == "generated":
+            if configs == "benchmark":
+                raise ValueError("configs='benchmark' conflicts with setups='generated'; allowed: configs=None or 'generated'")
+            configs = "generated"
+        if isinstance(setup_ids, str):
+            setup_ids = [setup_ids]
+        self.mode = mode
+        self.difficulty = difficulty
+        self.setups = setups
+        self.prompt_style = prompt_style
+        self.max_rounds = max_rounds
+        self.allow_non_unique = bool(allow_non_unique)
+        self.belief_prompt = bool(belief_prompt)
+        self._split = published_split(difficulty, setup_ids, self.allow_non_unique)
+        self._prompts = STAGE_PROMPTS[(mode, prompt_style)]
+        super().__init__(
+            max_turns=ROUND_MAX_MOVES * max_rounds if max_turns is None else max_turns,
+            configs=configs,
+            max_format_errors=max_format_errors,
+            render_mode=render_mode,
+        )
+        self._setup: rules.Setup | None = None
+        self._masks: tuple[int, ...] = ()
+        self._stage = "proposal"
+        self._round = 1
+        self._code: tuple[int, int, int] | None = None
+        self._round_queries = 0
+        self._queries = 0
+        self._belief_log: list[dict[str, Any]] = []
+        self._hidden_state: dict[str, Any] = {}
+        self._setup_text = ""
+
+    # ------------------------------------------------------------------ configurations
+    @property
+    def num_configs(self) -> int:
+        return len(self._split)
+
+    @property
+    def nightmare(self) -> bool:
+        return self.mode == "nightmare"
+
+    def _setup_benchmark(self, config_id: int) -> None:
+        self._start(self._split[config_id])
+
+    def _setup_generated(self) -> None:
+        difficulty = self.difficulty or rules.DIFFICULTIES[int(self.np_random.integers(len(rules.DIFFICULTIES)))]
+        self._start(rules.generate_setup(self.np_random, difficulty))
+
+    def _start(self, setup: rules.Setup) -> None:
+        self._setup = setup
+        self._masks = setup.masks
+        self._stage, self._round, self._code = "proposal", 1, None
+        self._round_queries = self._queries = 0
+        self._belief_log = []
+        self._setup_text = game_setup_text(setup.cards)
+        check = rules.check_setup(setup)
+        self._hidden_state = {
+            "setup_id": setup.setup_id,
+            "difficulty": setup.difficulty,
+            "answer": rules.code_str(setup.answer),
+            "criteria": [
+                {"verifier": i, "card": c.card, "criterion": c.index, "function": c.function, "description": c.description}
+                for i, c in enumerate(setup.criteria)
+            ],
+            "mapping": list(setup.mapping) if self.nightmare else None,
+            "unique": check.unique,
+            "redundant_verifiers": list(check.redundant_slots),
+        }
+
+    def _hidden(self) -> dict[str, Any]:
+        h = dict(self._hidden_state)
+        h["criteria"] = [dict(c) for c in h.get("criteria", [])]
+        if h.get("mapping") is not None:
+            h["mapping"] = list(h["mapping"])
+        h["redundant_verifiers"] = list(h.get("redundant_verifiers", []))
+        return h
+
+    # ------------------------------------------------------------------ text
+    def _instructions(self) -> str:
+        text = self._prompts["system"].format(game_setup=self._setup_text)
+        if self.belief_prompt:
+            text += BELIEF_PROMPT + ("\n" + NIGHTMARE_MAPPING_PROMPT if self.nightmare else "") + "\n"
+        return text + "\n" + self._prompts["proposal"]
+
+    # ------------------------------------------------------------------ moves
+    def _parse(self, action: str) -> tuple[str, Any, str]:
+        stage = self._stage
+        invalid = self._prompts[f"{stage}_invalid"] if stage != "question" else self._prompts["question_invalid"]
+        if self.prompt_style == "cot" and not _REASONING_RE.search(action):
+            raise InvalidAction(invalid)
+        labels = ("CHOICE", "PROPOSAL") if stage == "proposal" else ("CHOICE",)
+        choice = extract_labeled(action, labels)
+        if choice is None:
+            raise InvalidAction(invalid)
+        choice = choice.split("<", 1)[0]  # a <BELIEF> tag may follow on the same line
+        if stage == "proposal":
+            code = parse_code(choice)
+            if code is None:
+                raise InvalidAction(invalid)
+            return "propose", code, action
+        if _SKIP_RE.search(choice):
+            return "skip", None, action
+        if stage == "question":
+            m = re.search(r"-?\d+", choice)
+            if m is None:
+                raise InvalidAction(invalid)
+            n = int(m.group(0))
+            if not 0 <= n < len(self._masks):
+                raise InvalidAction(self._prompts["verifier_invalid"].format(verifier_num=m.group(0)[:12]))
+            return "query", n, action
+        code = parse_code(choice)
+        if code is None:
+            raise InvalidAction(invalid)
+        return "submit", code, action
+
+    def _play(self, move: tuple[str, Any, str]) -> Reply:
+        kind, value, action = move
+        setup = self._setup
+        assert setup is not None
+        stage = self._stage
+        code = value if kind == "propose" else self._code
+        feedback: dict[str, Any] = {
+            "stage": stage, "round": self._round, "code": None if code is None else rules.code_str(code),
+            "verifier": None, "result": None, "skip": kind == "skip",
+        }
+        feedback.update(self._grade_beliefs(action, stage))
+        text, outcome, score = "", None, None
+        if kind == "propose":
+            self._code, self._round_queries = value, 0
+            self._stage = "question"
+            text = self._prompts["question_first"].format(verifier_descriptions=self._setup_text)
+        elif kind == "query":
+            target = setup.mapping[value] if self.nightmare else value
+            passed = bool(self._masks[target] >> rules.code_index(self._code) & 1)
+            result = "PASS" if passed else "FAIL"
+            self._round_queries += 1
+            self._queries += 1
+            feedback.update(verifier=value, result=result)
+            if self._round_queries >= MAX_QUERIES_PER_ROUND:
+                self._stage = "deduce"
+                text = self._prompts["question_last"].format(verifier_num=value, verifier_result=result)
+                text += "\n" + self._prompts["deduce"]
+            else:
+                text = self._prompts["question_next"].format(verifier_num=value, verifier_result=result)
+        elif stage == "question":  # SKIP
+            self._stage = "deduce"
+            text = self._prompts["deduce"]
+        elif kind == "skip":  # deduce SKIP
+            if self._round >= self.max_rounds:
+                outcome, score = "timeout", 0.0
+                text = (
+                    f"The round limit ({self.max_rounds} rounds) has been reached without a final guess. "
+                    f"The game is over. The answer is {rules.code_str(setup.answer)}."
+                )
+            else:
+                self._round += 1
+                self._stage, self._code = "proposal", None
+                text = self._prompts["proposal"]
+        else:  # submit
+            correct = tuple(value) == setup.answer
+            outcome, score = ("success", 1.0) if correct else ("failure", 0.0)
+            feedback.update(submitted=rules.code_str(value), correct=correct)
+            text = self._prompts["deduce_result"].format(
+                submitted_code=rules.code_str(value), answer=rules.code_str(setup.answer), is_correct=correct
+            )
+        feedback.update(
+            next_stage=None if outcome else self._stage, rounds=self._round, verifier_queries=self._queries
+        )
+        if outcome is not None:
+            feedback["belief_log"] = [dict(e) for e in self._belief_log]
+        return Reply(text, feedback, outcome, score)
+
+    def _grade_beliefs(self, action: str, stage: str) -> dict[str, Any]:
+        setup = self._setup
+        out: dict[str, Any] = {}
+        stated = rules.parse_beliefs(action, setup.cards)
+        if stated:
+            graded = {}
+            for slot, (text, criteria) in sorted(stated.items()):
+                status = rules.score_belief(criteria, setup.active[slot])
+                graded[slot] = {"stated": text, "criteria": None if criteria is None else list(criteria), "status": status}
+                self._belief_log.append({"round": self._round, "stage": stage, "verifier": slot, **graded[slot]})
+            out["beliefs"] = graded
+        if self.nightmare:
+            mapping = rules.parse_mapping(action, len(setup.cards))
+            if mapping:
+                out["mapping_beliefs"] = {
+                    slot: {"stated": j, "status": "correct" if setup.mapping[slot] == j else "incorrect"}
+                    for slot, j in sorted(mapping.items())
+                }
+        return out
+
+    def _timeout(self) -> Reply:
+        answer = rules.code_str(self._setup.answer) if self._setup else "?"
+        return Reply(f"The turn limit has been reached. The game is over. The answer is {answer}.", {}, "timeout", 0.0)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = super().step(action)
+        if terminated and info["outcome"] == "timeout":  # the round cap is a budget: truncation
+            terminated, truncated = False, True
+        return obs, reward, terminated, truncated, info

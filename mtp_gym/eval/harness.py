@@ -1,0 +1,250 @@
+"""The evaluation harness behind ``mtp-gym eval``: concurrent episodes, JSONL log, resume.
+
+>>> from mtp_gym.eval.harness import AgentConfig, run_eval
+>>> logs = run_eval(["MTP/WordGuess-v0"], AgentConfig("oracle"), out="runs", split="5", progress=False)
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import gymnasium as gym
+import numpy as np
+
+import mtp_gym  # noqa: F401  (registers the ids)
+from mtp_gym.eval.log import RunLog
+from mtp_gym.eval.runner import INFRA_ERROR, run_episode
+
+__all__ = ["AgentConfig", "run_eval", "select_configs", "play_config", "EXECUTORS"]
+
+EXECUTORS = ("auto", "thread", "process")
+#: Agent kwargs that change how an endpoint is reached, not what the agent plays.
+TRANSPORT_KWARGS = ("base_url", "api_key_env", "max_retries", "backoff", "max_backoff", "timeout")
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """What plays: an agent spec with its kwargs, optionally handing over to a finisher.
+
+    ``spec`` is anything :func:`agents.make_agent` accepts (``oracle``, ``random``,
+    ``openai:MODEL``, ``hf:PATH``, ``py:module:factory``). With ``finisher`` set, ``spec`` plays
+    turns 1 … ``handoff_turn``-1 and ``finisher`` takes over the conversation at turn
+    ``handoff_turn`` (:class:`agents.llm.HandoffAgent`).
+    """
+
+    spec: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    finisher: str | None = None
+    finisher_kwargs: dict[str, Any] = field(default_factory=dict)
+    handoff_turn: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.finisher is None) != (self.handoff_turn is None):
+            raise ValueError("--finisher and --handoff-turn go together: give both or neither")
+
+    @property
+    def label(self) -> str:
+        """The name of this agent in logs and reports."""
+        if self.finisher is None:
+            return self.spec
+        return f"{self.spec}>{self.finisher}@{self.handoff_turn}"
+
+    @property
+    def slug(self) -> str:
+        """A directory name for the label."""
+        return re.sub(r"[^A-Za-z0-9._@-]+", "_", self.label.replace(">", "_then_"))
+
+    def identity(self) -> dict[str, Any]:
+        """What must not change within one run directory (transport settings may)."""
+        d = asdict(self)
+        for kw in (d["kwargs"], d["finisher_kwargs"]):
+            for key in TRANSPORT_KWARGS:
+                kw.pop(key, None)
+        return {"agent": self.label, **d}
+
+    def build(self, env_id: str) -> Any:
+        from agents import make_agent
+
+        agent = make_agent(self.spec, env_id, **self.kwargs)
+        if self.finisher is None:
+            return agent
+        from agents.llm.handoff import HandoffAgent
+
+        return HandoffAgent(agent, make_agent(self.finisher, env_id, **self.finisher_kwargs), self.handoff_turn)
+
+    def is_model(self) -> bool:
+        from agents.base import MODEL_PREFIXES
+
+        return any(s and s.startswith(MODEL_PREFIXES) for s in (self.spec, self.finisher))
+
+
+def select_configs(split: str | int, total: int) -> list[int]:
+    """Config ids of a split: ``"full"``, or ``N`` spread evenly over the whole split.
+
+    ``N`` ids ``floor(i * total / N)`` (i = 0 … N-1) cover every part of a split built in
+    blocks (Word Guess: 10 vocabularies × 40 words), and the same ``N`` gives the same ids on
+    every machine.
+    """
+    if split == "full":
+        return list(range(total))
+    if isinstance(split, str):
+        if not split.isdigit():
+            raise ValueError(f"--split must be 'full' or a positive int, got {split!r}")
+        split = int(split)
+    if split < 1:
+        raise ValueError(f"--split must be 'full' or a positive int, got {split!r}")
+    if split >= total:
+        return list(range(total))
+    return sorted({int(i) for i in np.floor(np.arange(split) * total / split)})
+
+
+# Per-worker (thread or process) envs and agents, built once and reused across episodes.
+_LOCAL = threading.local()
+
+
+def play_config(agent_config: AgentConfig, env_id: str, env_kwargs: dict[str, Any], config_id: int) -> dict[str, Any]:
+    """Play one benchmark configuration and return its log record (worker entry point)."""
+    cache = getattr(_LOCAL, "cache", None)
+    if cache is None:
+        cache = _LOCAL.cache = {}
+    key = (repr(agent_config), env_id, repr(sorted(env_kwargs.items())))
+    if key not in cache:
+        cache[key] = (gym.make(env_id, **env_kwargs), agent_config.build(env_id))
+    env, agent = cache[key]
+    result = run_episode(env, agent, config_id=config_id)
+    return {
+        "agent": agent_config.label,
+        "env_id": env_id,
+        "config_id": config_id,
+        "seed": result.seed,
+        "outcome": result.outcome,
+        "score": result.score,
+        "turns": result.turns,
+        "format_errors": result.format_errors,
+        "prompt_tokens": result.prompt_tokens,
+        "completion_tokens": result.completion_tokens,
+        "seconds": result.seconds,
+        "error": result.error,
+        "actors": result.actors,
+        "transcript": result.transcript,
+        "hidden": result.hidden,
+        "finished_at": time.time(),
+    }
+
+
+def _executor(kind: str, workers: int, agent_config: AgentConfig) -> Executor | None:
+    if kind not in EXECUTORS:
+        raise ValueError(f"--executor must be one of {list(EXECUTORS)}, got {kind!r}")
+    if workers == 1 and kind != "process":
+        return None
+    if kind == "auto":
+        # Endpoints wait on the network (threads); scripted agents use the CPU (processes).
+        kind = "thread" if agent_config.is_model() else "process"
+    return ThreadPoolExecutor(workers) if kind == "thread" else ProcessPoolExecutor(workers)
+
+
+class _Progress:
+    """tqdm bar with the score so far and the tokens spent (no bar when disabled)."""
+
+    def __init__(self, total: int, done: list[dict[str, Any]], label: str, enabled: bool) -> None:
+        self.scores = [r["score"] for r in done if r["outcome"] != INFRA_ERROR]
+        self.tokens = sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in done)
+        self.infra = 0
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            # disable=None: no bar when stderr is not a terminal (CI logs, pipes).
+            self.bar = tqdm(total=total, initial=len(done), desc=label, unit="ep", dynamic_ncols=True, disable=None)
+            self._postfix()
+
+    def _postfix(self) -> None:
+        mean = sum(self.scores) / len(self.scores) if self.scores else float("nan")
+        post = {"score": f"{mean:.3f}", "tokens": self.tokens}
+        if self.infra:
+            post["infra_err"] = self.infra
+        self.bar.set_postfix(post, refresh=False)
+
+    def update(self, record: dict[str, Any]) -> None:
+        if record["outcome"] == INFRA_ERROR:
+            self.infra += 1
+        else:
+            self.scores.append(record["score"])
+        self.tokens += record["prompt_tokens"] + record["completion_tokens"]
+        if self.bar is not None:
+            self._postfix()
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_eval(
+    env_ids: Sequence[str],
+    agent_config: AgentConfig,
+    out: str | Path,
+    split: str | int = "full",
+    workers: int = 1,
+    env_kwargs: dict[str, dict[str, Any]] | None = None,
+    executor: str = "auto",
+    progress: bool = True,
+    config_ids: dict[str, list[int]] | None = None,
+) -> RunLog:
+    """Play ``agent_config`` over the ``split`` of every env into the run dir ``out``.
+
+    Resumes what the directory holds (finished episodes are skipped, ``infra_error`` ones
+    replayed) and refuses a changed agent or env config (:class:`~mtp_gym.eval.log.ConfigMismatch`).
+    ``config_ids`` ({env id: ids}) overrides ``split`` for the envs it names.
+    Every finished episode is appended to ``out/episodes.jsonl`` as it arrives.
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"--workers must be a positive int, got {workers!r}")
+    env_kwargs = {e: dict((env_kwargs or {}).get(e, {})) for e in env_ids}
+    log = RunLog(out, agent_config.identity(), env_kwargs)
+    done = log.done()
+    tasks, finished = [], []
+    for env_id in env_ids:
+        total = gym.make(env_id, **env_kwargs[env_id]).unwrapped.num_configs
+        ids = (config_ids or {}).get(env_id)
+        for config_id in select_configs(split, total) if ids is None else ids:
+            (finished if (env_id, config_id) in done else tasks).append((env_id, config_id))
+    finished_set = set(finished)
+    finished_records = [r for r in log.records if (r["env_id"], r["config_id"]) in finished_set and r["outcome"] != INFRA_ERROR]
+    bar = _Progress(len(tasks) + len(finished), finished_records, agent_config.label, progress)
+    pool = _executor(executor, workers, agent_config)
+    try:
+        if pool is None:
+            for env_id, config_id in tasks:
+                record = play_config(agent_config, env_id, env_kwargs[env_id], config_id)
+                log.append(record)
+                bar.update(record)
+        else:
+            pending: set[Future] = set()
+            queue = iter(tasks)
+            # Bounded: at most 2 × workers episodes submitted at a time.
+            for env_id, config_id in queue:
+                pending.add(pool.submit(play_config, agent_config, env_id, env_kwargs[env_id], config_id))
+                if len(pending) >= 2 * workers:
+                    break
+            while pending:
+                ready, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in ready:
+                    record = fut.result()
+                    log.append(record)
+                    bar.update(record)
+                    nxt = next(queue, None)
+                    if nxt is not None:
+                        pending.add(pool.submit(play_config, agent_config, nxt[0], env_kwargs[nxt[0]], nxt[1]))
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        log.close()
+    return log

@@ -1,0 +1,370 @@
+"""The ``Game`` interface of the hidden-state query games (interactive reasoning paper, app. B).
+
+A game file defines one :class:`Game` subclass holding only its hidden state, its queries
+and its answer check. Everything else (XML parsing, format validation, turn budget, the
+fixed split of configurations, ``info``, the oracle, the random agent, the probes) is
+generic and works from these hooks:
+
+==========================  ===========================================================
+class attributes            ``name``, ``structure`` (set/sequence/tree/graph),
+                            ``inference`` (deductive/inductive/abductive), ``levels``
+                            (5 parameter dicts, level 1..5), ``budgets`` (5 turn budgets),
+                            ``queries`` (:class:`QuerySpec` tuple), ``vocabulary``
+                            (entity/relation nouns used in rules text and replies),
+                            ``rules_template``, ``answer_format``
+``candidate_states()``      every hidden state the level allows (given ``self.public``)
+``respond(hidden, q, a)``   the answer to query ``q`` with args ``a`` in state ``hidden``
+``query_args(q)``           every legal argument tuple of query ``q``
+``parse_answer(text)``      the submitted text -> a target-comparable value (or raise
+                            :class:`~mtp_gym.core.InvalidAction`)
+optional                    ``target(hidden)`` (what the agent must submit, default the
+                            hidden state), ``format_answer(target)`` (answer text, default
+                            ``str``), ``sample_public(level, rng)`` (public part of a configuration,
+                            default ``{}``), ``sample_hidden(rng)`` (default: uniform over
+                            ``candidate_states``), ``enumerable = False`` with
+                            ``sample_consistent(evidence, rng, n)`` for huge spaces,
+                            ``render_value``, ``wrong_answer``, ``rules_fields``,
+                            ``example_args``
+==========================  ===========================================================
+
+Methods that take ``hidden`` as an argument are pure in it, so the oracle can evaluate them
+on every candidate state of its version space.
+
+The paper's ``Game`` methods map to: ``initialize_game`` -> :meth:`Game.generate` /
+:meth:`Game.benchmark`; ``step``/``produce`` -> :meth:`Game.parse_query` + :meth:`Game.respond`;
+``evaluate`` -> :meth:`Game.check`; ``get_all_possible_queries`` -> :meth:`Game.evidence_pool`;
+``cf_make_wrong`` -> :meth:`Game.wrong_answer`.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass
+from typing import Any, ClassVar, Hashable, Iterable, Sequence
+
+import numpy as np
+
+from mtp_gym.core import InvalidAction
+
+__all__ = ["QuerySpec", "Game", "Evidence", "config_rng", "parse_action", "STRUCTURES", "INFERENCES"]
+
+STRUCTURES = ("set", "sequence", "tree", "graph")
+INFERENCES = ("deductive", "inductive", "abductive")
+LEVELS = (1, 2, 3, 4, 5)
+
+#: ``(query name, args tuple, answer value)``: one observation of the evidence pool.
+Evidence = tuple[str, tuple, Hashable]
+
+_ACTION_RE = re.compile(
+    r"<\s*(query_[a-z0-9_]+|answer)\s*>(.*?)<\s*/\s*\1\s*>", re.IGNORECASE | re.DOTALL
+)
+_OPEN_RE = re.compile(r"<\s*(query_[a-z0-9_]*|answer)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class QuerySpec:
+    """A named query: ``<query_NAME>arg1, arg2</query_NAME>``; ``args`` are ``int`` or ``str``."""
+
+    name: str
+    args: tuple[type, ...] = ()
+    help: str = ""
+
+    @property
+    def tag(self) -> str:
+        return f"query_{self.name}"
+
+    def example(self, args: Sequence[Any]) -> str:
+        """The XML action asking this query with ``args``."""
+        return f"<{self.tag}>{', '.join(str(a) for a in args)}</{self.tag}>"
+
+
+def config_rng(game_name: str, level: int, index: int) -> np.random.Generator:
+    """The generator of benchmark configuration ``index`` of ``game_name`` at ``level``.
+
+    Seeded from a stable hash of the name, so the split is the same on every machine and
+    does not move when other games are added.
+    """
+    return np.random.default_rng([zlib.crc32(game_name.encode()), level, index])
+
+
+def parse_action(text: str) -> tuple[str, str]:
+    """``("query", NAME)`` / ``("answer", "")`` kind and the raw content of the LAST tag.
+
+    Returns ``(tag, content)`` where ``tag`` is ``"answer"`` or ``"query_NAME"`` (lower case).
+    Raises :class:`InvalidAction` when no complete tag is present.
+    """
+    found = None
+    for found in _ACTION_RE.finditer(text):
+        pass
+    if found is None:
+        if _OPEN_RE.search(text):
+            raise InvalidAction("a <query_NAME> or <answer> tag is not closed.")
+        raise InvalidAction("no <query_NAME>...</query_NAME> or <answer>...</answer> tag found.")
+    return found.group(1).lower(), found.group(2).strip()
+
+
+class Game:
+    """One instance of a hidden-state query game: ``level``, ``public`` part, ``hidden`` state.
+
+    ``hidden`` may be ``None`` (a player's or the oracle's view: only the public part is
+    known). Subclasses implement the hooks listed in the module docstring.
+    """
+
+    name: ClassVar[str]
+    structure: ClassVar[str]
+    inference: ClassVar[str]
+    #: Level parameters, ``levels[level - 1]`` (5 dicts).
+    levels: ClassVar[tuple[dict[str, Any], ...]]
+    #: Turn budget per level, ``budgets[level - 1]`` (queries and the answer all count).
+    budgets: ClassVar[tuple[int, ...]]
+    queries: ClassVar[tuple[QuerySpec, ...]]
+    #: Entity/relation nouns used (as ``{key}`` fields) in ``rules_template`` and replies; the
+    #: isomorphic-perturbation probe passes another mapping with the same keys.
+    vocabulary: ClassVar[dict[str, str]] = {}
+    #: The rules prompt; ``str.format`` fields: vocabulary keys, level params, ``rules_fields()``.
+    rules_template: ClassVar[str]
+    #: How to submit, shown in the rules and re-prompts, e.g. ``"<answer>3</answer>"``.
+    answer_format: ClassVar[str] = "<answer>...</answer>"
+    #: ``False`` when ``candidate_states()`` is too large to list (say > 10^5 states): the
+    #: oracle then works on ``sample_consistent`` and the game should override it.
+    enumerable: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        level: int,
+        public: dict[str, Any] | None = None,
+        hidden: Any = None,
+        vocabulary: dict[str, str] | None = None,
+    ) -> None:
+        if level not in LEVELS:
+            raise ValueError(f"difficulty must be one of {LEVELS}, got {level!r}")
+        self.level = level
+        self.params: dict[str, Any] = dict(self.levels[level - 1])
+        self.public: dict[str, Any] = dict(public or {})
+        self.hidden = hidden
+        self.vocab = self.check_vocabulary(vocabulary)
+        self._specs = {q.name: q for q in self.queries}
+        self._legal: dict[str, frozenset[tuple]] = {}  # a cache, left out of pickles
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_legal"] = {}
+        return state
+
+    @classmethod
+    def check_vocabulary(cls, vocabulary: dict[str, str] | None) -> dict[str, str]:
+        """The game's vocabulary with ``vocabulary`` overrides; unknown keys raise ``ValueError``."""
+        vocab = dict(cls.vocabulary)
+        if vocabulary:
+            unknown = set(vocabulary) - set(vocab)
+            if unknown:
+                raise ValueError(f"vocabulary keys {sorted(unknown)} unknown; allowed: {sorted(vocab)}")
+            vocab.update(vocabulary)
+        return vocab
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def generate(cls, level: int, rng: np.random.Generator, **kwargs: Any) -> "Game":
+        """A new instance: public part, then hidden state, both drawn from ``rng``."""
+        game = cls(level, cls.sample_public(level, rng), None, **kwargs)
+        game.hidden = game.sample_hidden(rng)
+        return game
+
+    @classmethod
+    def benchmark(cls, level: int, index: int, **kwargs: Any) -> "Game":
+        """Benchmark configuration ``index`` of ``level`` (fixed seeds, see :func:`config_rng`)."""
+        return cls.generate(level, config_rng(cls.name, level, index), **kwargs)
+
+    @classmethod
+    def budget(cls, level: int) -> int:
+        return cls.budgets[level - 1]
+
+    # ------------------------------------------------------------------ game hooks
+    @classmethod
+    def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
+        """The public part of a configuration (shown in the rules); default none."""
+        return {}
+
+    def candidate_states(self) -> Sequence[Any]:
+        """Every hidden state this level and public part allow (hashable values)."""
+        raise NotImplementedError
+
+    def sample_hidden(self, rng: np.random.Generator) -> Any:
+        """A hidden state drawn with ``rng`` (default: uniform over ``candidate_states``)."""
+        states = self.candidate_states()
+        return states[int(rng.integers(len(states)))]
+
+    def sample_consistent(
+        self, evidence: Sequence[Evidence], rng: np.random.Generator, n: int
+    ) -> list[Any]:
+        """Up to ``n`` distinct hidden states that agree with every ``(query, args, answer)``.
+
+        Default: filter ``candidate_states`` (enumerable games), else rejection-sample
+        ``sample_hidden`` (``200 * n`` draws). A game with a huge space overrides this with
+        a generator that builds consistent states directly.
+        """
+        def fits(s: Any) -> bool:
+            return all(self.respond(s, q, a) == v for q, a, v in evidence)
+
+        if self.enumerable:
+            states = [s for s in self.candidate_states() if fits(s)]
+            if len(states) > n:
+                states = [states[i] for i in sorted(rng.choice(len(states), size=n, replace=False))]
+            return states
+        found: dict[Any, None] = {}
+        for _ in range(200 * n):
+            s = self.sample_hidden(rng)
+            if s not in found and fits(s):
+                found[s] = None
+                if len(found) >= n:
+                    break
+        return list(found)
+
+    def respond(self, hidden: Any, name: str, args: tuple) -> Hashable:
+        """The true answer to query ``name(*args)`` when the hidden state is ``hidden``."""
+        raise NotImplementedError
+
+    def query_args(self, name: str) -> Iterable[tuple]:
+        """Every legal argument tuple of query ``name`` (``[()]`` for a query without args)."""
+        return [()]
+
+    def target(self, hidden: Any) -> Hashable:
+        """What the agent must submit for ``hidden`` (default: the hidden state itself)."""
+        return hidden
+
+    def parse_answer(self, text: str) -> Hashable:
+        """The submitted text as a value comparable with ``target``; raise ``InvalidAction``."""
+        raise NotImplementedError
+
+    def format_answer(self, target: Hashable) -> str:
+        """The content of ``<answer>`` that submits ``target``."""
+        return str(target)
+
+    def render_value(self, name: str, args: tuple, value: Hashable) -> str:
+        """An answer value as reply text (default: Yes/No for bools, else ``str``)."""
+        if isinstance(value, bool):
+            return "Yes" if value else "No"
+        return str(value)
+
+    def rules_fields(self) -> dict[str, Any]:
+        """Extra ``str.format`` fields of ``rules_template`` (e.g. the public part rendered)."""
+        return {}
+
+    # ------------------------------------------------------------------ generic, from the hooks
+    def rules(self) -> str:
+        """The rules prompt (the paper's ``getRules``)."""
+        fields = {**self.params, **self.public, **self.vocab, **self.rules_fields()}
+        fields["budget"] = self.budget(self.level)
+        fields["query_formats"] = "\n".join(
+            f"  {q.example(self.example_args(q.name))}  {q.help.format(**fields)}".rstrip()
+            for q in self.queries
+        )
+        fields["answer_format"] = self.answer_format
+        return self.rules_template.format(**fields)
+
+    def example_args(self, name: str) -> tuple:
+        args = list(self.query_args(name))
+        return args[len(args) // 2] if args else ()
+
+    def all_queries(self) -> list[tuple[str, tuple]]:
+        """Every legal ``(name, args)``, in a fixed order."""
+        return [(q.name, tuple(a)) for q in self.queries for a in self.query_args(q.name)]
+
+    def evidence_pool(self, hidden: Any = None) -> list[Evidence]:
+        """Every legal query with its true answer (the paper's ``get_all_possible_queries``)."""
+        h = self.hidden if hidden is None else hidden
+        return [(n, a, self.respond(h, n, a)) for n, a in self.all_queries()]
+
+    def is_legal(self, name: str, args: tuple) -> bool:
+        if name not in self._legal:
+            if name not in self._specs:
+                return False
+            self._legal[name] = frozenset(tuple(a) for a in self.query_args(name))
+        return args in self._legal[name]
+
+    def parse_query(self, name: str, content: str) -> tuple:
+        """Typed args of ``<query_NAME>content</query_NAME>``; raise ``InvalidAction``."""
+        spec = self._specs.get(name)
+        if spec is None:
+            known = ", ".join(f"query_{q}" for q in self._specs)
+            raise InvalidAction(f"unknown query 'query_{name}'; the queries are: {known}.")
+        parts = [p for p in re.split(r"[,\s]+", content.strip().strip("()[]{}")) if p]
+        if len(parts) != len(spec.args):
+            raise InvalidAction(
+                f"query_{name} takes {len(spec.args)} argument(s), got {len(parts)} in {content[:60]!r}."
+            )
+        args: list[Any] = []
+        for part, typ in zip(parts, spec.args):
+            if typ is int:
+                try:
+                    args.append(int(part))
+                except ValueError:
+                    raise InvalidAction(f"query_{name}: {part[:30]!r} is not an integer.") from None
+            else:
+                args.append(part)
+        out = tuple(args)
+        if not self.is_legal(name, out):
+            raise InvalidAction(f"query_{name} does not accept the argument(s) {content[:60]!r}.")
+        return out
+
+    def check(self, answer: Hashable, hidden: Any = None) -> bool:
+        """Whether a parsed answer is right (the paper's ``checkAnswer``)."""
+        return answer == self.target(self.hidden if hidden is None else hidden)
+
+    def wrong_answer(self, name: str, args: tuple, hidden: Any = None) -> Hashable:
+        """A controlled wrong answer to ``name(*args)`` (the paper's ``cf_make_wrong``).
+
+        Default: the answer this query gets in the most candidate states among those that
+        answer differently (ties: first in candidate order), so the wrong observation is a
+        plausible one; a bool query flips; an int query with one possible answer gets +1.
+        """
+        h = self.hidden if hidden is None else hidden
+        truth = self.respond(h, name, args)
+        if isinstance(truth, bool):
+            return not truth
+        counts: dict[Hashable, int] = {}
+        if self.enumerable:
+            states = self.candidate_states()
+        else:
+            rng = np.random.default_rng(0)
+            states = [self.sample_hidden(rng) for _ in range(256)]
+        for s in states:
+            v = self.respond(s, name, args)
+            if v != truth:
+                counts[v] = counts.get(v, 0) + 1
+        if counts:
+            return max(counts, key=counts.__getitem__)
+        if isinstance(truth, int):
+            return truth + 1
+        raise NotImplementedError(f"{self.name}: override wrong_answer for query {name}")
+
+    def describe_query(self, name: str, args: tuple) -> str:
+        return self._specs[name].example(args)
+
+    def reply(self, name: str, args: tuple, value: Hashable) -> str:
+        """The env's reply text to a query."""
+        return f"{self.describe_query(name, args)}: {self.render_value(name, args, value)}"
+
+    def public_view(self) -> dict[str, Any]:
+        """What every player knows (``info["game"]``): name, cell, level, public part."""
+        return {
+            "name": self.name,
+            "structure": self.structure,
+            "inference": self.inference,
+            "level": self.level,
+            "public": _plain(self.public),
+        }
+
+
+def _plain(value: Any) -> Any:
+    """A deep copy of public data (new containers on every call, tuples stay tuples)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return type(value)(_plain(v) for v in value)
+    return value

@@ -1,0 +1,185 @@
+"""One generic Gymnasium env for every hidden-state query game (interactive reasoning paper).
+
+Description:
+    Algorithm 1 of the paper: the env instantiates a :class:`~mtp_gym.games.base.Game` from a
+    configuration and a difficulty level, shows its rules, answers queries and checks the
+    final answer. Each game is registered as ``MTP/<GameName>-v0`` with this class as entry
+    point and the game class as the ``game`` kwarg (see ``mtp_gym/registration.py``).
+
+Prompt Format:
+    The game's rules (``Game.rules()``): objective, the public part of the configuration, one
+    example per query, the answer format and the turn budget. A query reply is
+    ``<query_NAME>args</query_NAME>: VALUE`` (Yes/No, a number, ...).
+
+Action Format:
+    ``<query_NAME>arg1, arg2</query_NAME>`` or ``<answer>...</answer>`` anywhere in the reply;
+    the last complete tag wins; tag names are case-insensitive. A missing tag, an unknown
+    query, wrong argument count/type, an illegal argument or an unparseable answer is a
+    format error: re-prompt, no turn spent, state untouched. Deviation from the paper
+    (which stops at the first format error): the episode ends with ``format_error`` after
+    ``max_format_errors`` consecutive errors (default 3, the SPEC's rule); pass
+    ``max_format_errors=1`` for the paper's protocol.
+
+Observation Space:
+    ``Text`` over printable ASCII.
+
+Rewards:
+    0 per step; terminal reward = score = 1.0 for a correct answer, else 0.0.
+
+Starting State:
+    Benchmark split: ``configs_per_level`` (20) configurations per game and level, instance
+    ``i`` drawn by the game from ``config_rng(name, level, i)`` (fixed seeds). ``configs=
+    "generated"`` draws a fresh instance from ``self.np_random``.
+
+Episode End:
+    An ``<answer>`` ends the episode (``success`` if right, else ``failure``); the turn budget
+    (``Game.budgets[level-1]`` unless ``max_turns`` is given; queries and the answer all
+    count) truncates with ``timeout``; ``max_format_errors`` consecutive format errors end it
+    with ``format_error``.
+
+Information:
+    The common keys, plus ``game`` (public, seen by agents): ``name``, ``structure``,
+    ``inference``, ``level``, ``public``. ``feedback`` after a query: ``query``, ``args``
+    (tuple), ``answer`` (the raw value: bool/int/str/tuple); after an answer: ``answer``
+    (parsed), ``correct``; on a format error: ``error``. Probes that alter an answer must
+    alter ``feedback["answer"]`` too, and announce a correction as
+    ``feedback["corrections"] = [{"query", "args", "answer"}]``. ``hidden``: ``state`` (the
+    hidden state), ``target`` (the right answer text), ``public``, ``level``.
+
+Arguments:
+    ``game`` (a ``Game`` subclass or ``"module:Class"``), ``difficulty`` (1-5, default 3),
+    ``max_turns`` (``None``: the game's budget for the level), ``configs`` (``None`` |
+    ``"benchmark"`` | ``"generated"``), ``configs_per_level`` (20), ``vocabulary`` (override
+    of the game's entity nouns, for isomorphic rewrites), ``max_format_errors`` (3),
+    ``render_mode``.
+
+Version History:
+    v0: initial release.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
+from mtp_gym.games.base import LEVELS, Game, parse_action
+
+__all__ = ["GameEnv", "resolve_game", "CONFIGS_PER_LEVEL", "DEFAULT_DIFFICULTY"]
+
+CONFIGS_PER_LEVEL = 20
+DEFAULT_DIFFICULTY = 3
+
+
+def resolve_game(game: type[Game] | str) -> type[Game]:
+    """A ``Game`` subclass from itself or from ``"module:Class"``."""
+    if isinstance(game, str):
+        module, _, attr = game.partition(":")
+        game = getattr(importlib.import_module(module), attr)
+    if not (isinstance(game, type) and issubclass(game, Game)):
+        raise ValueError(f"game must be a Game subclass or 'module:Class', got {game!r}")
+    return game
+
+
+class GameEnv(TextPuzzleEnv):
+    """Any :class:`Game` as a text env (see the module docstring)."""
+
+    format_hint = "Reply with one <query_NAME>args</query_NAME> or <answer>...</answer>."
+
+    def __init__(
+        self,
+        game: type[Game] | str,
+        difficulty: int = DEFAULT_DIFFICULTY,
+        max_turns: int | None = None,
+        configs: str | None = None,
+        configs_per_level: int = CONFIGS_PER_LEVEL,
+        vocabulary: dict[str, str] | None = None,
+        max_format_errors: int = 3,
+        render_mode: str | None = None,
+    ) -> None:
+        self.game_cls = resolve_game(game)
+        if isinstance(difficulty, bool) or difficulty not in LEVELS:
+            raise ValueError(f"difficulty must be one of {LEVELS}, got {difficulty!r}")
+        if isinstance(configs_per_level, bool) or not isinstance(configs_per_level, int) or configs_per_level < 1:
+            raise ValueError(f"configs_per_level must be a positive int, got {configs_per_level!r}")
+        self.difficulty = difficulty
+        self.configs_per_level = configs_per_level
+        self.vocabulary = dict(vocabulary) if vocabulary else None
+        self.game_cls.check_vocabulary(self.vocabulary)
+        super().__init__(
+            max_turns=self.game_cls.budget(difficulty) if max_turns is None else max_turns,
+            configs=configs,
+            max_format_errors=max_format_errors,
+            render_mode=render_mode,
+        )
+        self.game: Game | None = None
+
+    @property
+    def num_configs(self) -> int:
+        return self.configs_per_level
+
+    def _setup_benchmark(self, config_id: int) -> None:
+        self.game = self.game_cls.benchmark(self.difficulty, config_id, vocabulary=self.vocabulary)
+
+    def _setup_generated(self) -> None:
+        self.game = self.game_cls.generate(self.difficulty, self.np_random, vocabulary=self.vocabulary)
+
+    def _instructions(self) -> str:
+        return self.game.rules()
+
+    def _parse(self, action: str) -> tuple[str, Any]:
+        tag, content = parse_action(action)
+        if tag == "answer":
+            if not content:
+                raise InvalidAction(f"the answer is empty; submit as {self.game.answer_format}.")
+            return "answer", self.game.parse_answer(content)
+        name = tag[len("query_"):]
+        return name, self.game.parse_query(name, content)
+
+    def _play(self, move: tuple[str, Any]) -> Reply:
+        kind, value = move
+        game = self.game
+        if kind == "answer":
+            right = game.check(value)
+            text = "Correct! " if right else "Wrong. "
+            text += f"The answer was {game.format_answer(game.target(game.hidden))}. The game is over."
+            outcome = "success" if right else "failure"
+            return Reply(text, {"answer": value, "correct": right}, outcome, 1.0 if right else 0.0)
+        answer = game.respond(game.hidden, kind, value)
+        return Reply(game.reply(kind, value, answer), {"query": kind, "args": value, "answer": answer})
+
+    def _timeout(self) -> Reply:
+        target = self.game.format_answer(self.game.target(self.game.hidden))
+        return Reply(
+            f"You have used all {self.max_turns} turns without an answer. The answer was {target}.",
+            {},
+            "timeout",
+            0.0,
+        )
+
+    def _hidden(self) -> dict[str, Any]:
+        game = self.game
+        if game is None:
+            return {}
+        view = game.public_view()
+        return {
+            "state": _plain_copy(game.hidden),
+            "target": game.format_answer(game.target(game.hidden)),
+            "public": view["public"],
+            "level": game.level,
+        }
+
+    def _info(self, feedback: dict[str, Any], valid: bool) -> dict[str, Any]:
+        info = super()._info(feedback, valid)
+        info["game"] = self.game.public_view() if self.game is not None else {}
+        return info
+
+
+def _plain_copy(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_plain_copy(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(_plain_copy(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _plain_copy(v) for k, v in value.items()}
+    return value

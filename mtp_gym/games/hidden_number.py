@@ -1,0 +1,61 @@
+"""Hidden Number (set, deductive): the paper's minimal example (appendix B).
+
+The env secretly picks a number from ``{1, ..., N}``; the agent may ask whether it is odd,
+greater than ``x``, or equal to ``x``, then submits it. Level 1 is the paper's ``{1,2,3,4}``;
+levels 2-5 grow the set to 8, 16, 32, 64 numbers. Budget: ``log2(N) + 3`` turns.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable
+
+from mtp_gym.core import InvalidAction
+from mtp_gym.games.base import Game, QuerySpec
+
+
+class HiddenNumber(Game):
+    name = "HiddenNumber"
+    structure = "set"
+    inference = "deductive"
+    levels = tuple({"n": n} for n in (4, 8, 16, 32, 64))
+    budgets = (5, 6, 7, 8, 9)
+    queries = (
+        QuerySpec("odd", (), "is the hidden {number} odd?"),
+        QuerySpec("greater", (int,), "is the hidden {number} greater than this one?"),
+        QuerySpec("equal", (int,), "is the hidden {number} equal to this one?"),
+    )
+    vocabulary = {"number": "number"}
+    rules_template = (
+        "I have selected a hidden {number} from {{{domain}}}. Your goal is to find the {number}. "
+        "You may ask one question per turn using the following format:\n{query_formats}\n"
+        "When you know the answer, submit:\n{answer_format}\n"
+        "You have {budget} turns in all (questions and the answer)."
+    )
+    answer_format = "<answer>3</answer>"
+
+    def rules_fields(self) -> dict[str, Any]:
+        return {"domain": ",".join(str(i) for i in range(1, self.params["n"] + 1))}
+
+    def candidate_states(self) -> tuple[int, ...]:
+        return tuple(range(1, self.params["n"] + 1))
+
+    def query_args(self, name: str) -> list[tuple]:
+        if name == "odd":
+            return [()]
+        return [(x,) for x in range(1, self.params["n"] + 1)]
+
+    def example_args(self, name: str) -> tuple:
+        return {"odd": (), "greater": (2,), "equal": (3,)}[name]
+
+    def respond(self, hidden: int, name: str, args: tuple) -> Hashable:
+        if name == "odd":
+            return hidden % 2 == 1
+        if name == "greater":
+            return hidden > args[0]
+        return hidden == args[0]
+
+    def parse_answer(self, text: str) -> int:
+        try:
+            return int(text.strip(" .'\""))
+        except ValueError:
+            raise InvalidAction(f"the answer {text[:40]!r} is not an integer; submit as {self.answer_format}.") from None

@@ -1,0 +1,1 @@
+"""PettingZoo multi-agent envs (AEC), each with ``env()`` / ``raw_env()`` factories."""

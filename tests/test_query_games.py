@@ -1,0 +1,312 @@
+"""Hidden-state query games: generic tests over every registered game and level.
+
+The full sweep (oracle on every benchmark configuration of every level) is marked slow:
+``python -m pytest tests/test_query_games.py -m slow``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import gymnasium as gym
+import pytest
+
+import mtp_gym  # noqa: F401
+from agents import make_agent
+from agents.oracles.query_games import QueryGameOracle
+from mtp_gym.core import InvalidAction
+from mtp_gym.eval.runner import public_info
+from mtp_gym.games import Game, GameEnv, parse_action, resolve_game
+from mtp_gym.games.base import INFERENCES, STRUCTURES, config_rng
+from mtp_gym.games.hidden_number import HiddenNumber
+from mtp_gym.registration import GAME_IDS
+
+GAME_ENV_IDS = sorted(GAME_IDS)
+LEVELS = (1, 2, 3, 4, 5)
+CI_CONFIGS = (0, 7, 13)
+
+
+def _game(env_id: str) -> type[Game]:
+    return resolve_game(GAME_IDS[env_id])
+
+
+def _play(env: gym.Env, agent, config_id: int, seed: int = 0):
+    agent.reset(seed=seed)
+    obs, info = env.reset(options={"config_id": config_id})
+    actions, done = [], False
+    while not done:
+        action = agent.act(obs, public_info(info))
+        actions.append(action)
+        obs, _, term, trunc, info = env.step(action)
+        done = term or trunc
+    return info, actions
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_game_class_is_complete(env_id):
+    cls = _game(env_id)
+    assert cls.structure in STRUCTURES and cls.inference in INFERENCES
+    assert len(cls.levels) == 5 and len(cls.budgets) == 5 and all(b > 1 for b in cls.budgets)
+    assert env_id == f"MTP/{cls.name}-v0"
+    sizes = [len(cls.benchmark(level, 0).candidate_states()) for level in LEVELS]
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1], "the hidden space must grow with the level"
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_well_posed_by_brute_force(env_id, level):
+    """Given the answers to ALL legal queries, every hidden state has a unique target."""
+    for config_id in CI_CONFIGS:
+        game = _game(env_id).benchmark(level, config_id)
+        states = game.candidate_states()
+        assert game.hidden in states
+        queries = game.all_queries()
+        targets_by_signature: dict[tuple, set] = defaultdict(set)
+        for s in states:
+            signature = tuple(game.respond(s, n, a) for n, a in queries)
+            targets_by_signature[signature].add(game.target(s))
+        ambiguous = [sig for sig, t in targets_by_signature.items() if len(t) > 1]
+        assert not ambiguous, f"{len(ambiguous)} answer signatures fit several targets"
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_oracle_solves_within_budget(env_id, level):
+    env = gym.make(env_id, difficulty=level)
+    oracle = make_agent("oracle", env_id)
+    for config_id in CI_CONFIGS:
+        info, _ = _play(env, oracle, config_id)
+        assert info["outcome"] == "success" and info["score"] == 1.0
+        assert info["turn"] <= env.unwrapped.max_turns
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_oracle_solves_the_whole_split(env_id, level):
+    env = gym.make(env_id, difficulty=level)
+    oracle = make_agent("oracle", env_id)
+    for config_id in range(env.unwrapped.num_configs):
+        info, _ = _play(env, oracle, config_id)
+        assert info["outcome"] == "success", config_id
+
+
+@pytest.mark.parametrize("level", (1, 5))
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_enumerated_queries_match_the_env_replies(env_id, level):
+    cls = _game(env_id)
+    game = cls.benchmark(level, 3)
+    pool = game.evidence_pool()
+    assert len(pool) == len(set((n, a) for n, a, _ in pool)) > 0
+    env = gym.make(env_id, difficulty=level, max_turns=len(pool) + 1)
+    env.reset(options={"config_id": 3})
+    for name, args, answer in pool:
+        obs, _, term, trunc, info = env.step(game.describe_query(name, args))
+        assert info["valid_action"] and not (term or trunc)
+        assert info["feedback"] == {"query": name, "args": args, "answer": answer}
+        assert obs == game.reply(name, args, answer)
+    assert info["turn"] == len(pool)
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_illegal_queries_are_format_errors(env_id):
+    game = _game(env_id).benchmark(1, 0)
+    spec = game.queries[-1]
+    bad_args = ["x"] * len(spec.args) if spec.args else ["1"]
+    for action in (
+        "<query_nonexistent>1</query_nonexistent>",
+        f"<{spec.tag}>{', '.join(bad_args)}</{spec.tag}>",
+        f"<{spec.tag}>{', '.join(['999999'] * (len(spec.args) + 1))}</{spec.tag}>",
+        f"<{spec.tag}>",
+        "<answer></answer>",
+    ):
+        with pytest.raises(InvalidAction):
+            tag, content = parse_action(action)
+            if tag == "answer":
+                if not content:
+                    raise InvalidAction("empty")
+            else:
+                game.parse_query(tag[len("query_"):], content)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_wrong_answer_differs_from_the_truth(env_id, level):
+    game = _game(env_id).benchmark(level, 1)
+    for name, args, answer in game.evidence_pool():
+        wrong = game.wrong_answer(name, args)
+        assert wrong != answer and type(wrong) is type(answer), (name, args)
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_oracle_recovers_from_a_corrected_wrong_answer(env_id):
+    """The counterfactual-revision protocol: 2nd answer wrong, corrected with the 3rd reply."""
+    cls = _game(env_id)
+    for level in LEVELS:
+        env = gym.make(env_id, difficulty=level)
+        game_env: GameEnv = env.unwrapped
+        oracle = QueryGameOracle(cls, min_turns_before_answer=3)
+        obs, info = env.reset(options={"config_id": 2})
+        oracle.reset(seed=0)
+        done, corrected = False, None
+        while not done:
+            obs, _, term, trunc, info = env.step(oracle.act(obs, public_info(info)))
+            done = term or trunc
+            fb = info["feedback"]
+            if info["turn"] == 2 and "query" in fb:
+                true = fb["answer"]
+                fb["answer"] = game_env.game.wrong_answer(fb["query"], fb["args"])
+                corrected = {"query": fb["query"], "args": fb["args"], "answer": true}
+            elif info["turn"] == 3 and corrected:
+                fb["corrections"] = [corrected]
+        assert info["outcome"] == "success", level
+        assert info["turn"] <= game_env.max_turns
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_random_agent_is_below_the_oracle(env_id):
+    env = gym.make(env_id, difficulty=3)
+    wins = sum(_play(env, make_agent("random", env_id), c, seed=c)[0]["outcome"] == "success" for c in range(10))
+    assert wins < 10
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_vocabulary_rewrite_keeps_the_problem(env_id):
+    cls = _game(env_id)
+    vocab = {k: f"zz{v}" for k, v in cls.vocabulary.items()}
+    plain, rewritten = gym.make(env_id), gym.make(env_id, vocabulary=vocab)
+    oracle = make_agent("oracle", env_id)
+    info_a, actions_a = _play(plain, oracle, 5)
+    info_b, actions_b = _play(rewritten, oracle, 5)
+    assert actions_a == actions_b and info_a["hidden"] == info_b["hidden"]
+    rules = rewritten.reset(options={"config_id": 5})[0]
+    assert all(v in rules for v in vocab.values())
+    with pytest.raises(ValueError, match="vocabulary"):
+        gym.make(env_id, vocabulary={"no_such_noun": "x"})
+
+
+def test_bad_difficulty_names_the_argument():
+    with pytest.raises(ValueError, match="difficulty"):
+        gym.make("MTP/HiddenNumber-v0", difficulty=6)
+    with pytest.raises(ValueError, match="game"):
+        GameEnv(game=int)
+
+
+def test_hidden_number_is_the_papers_example():
+    env = gym.make("MTP/HiddenNumber-v0", difficulty=1)
+    rules, info = env.reset(options={"config_id": 0})
+    assert rules.startswith("I have selected a hidden number from {1,2,3,4}. Your goal is to find the number.")
+    for tag in ("<query_odd></query_odd>", "<query_greater>2</query_greater>", "<query_equal>3</query_equal>", "<answer>3</answer>"):
+        assert tag in rules
+    n = info["hidden"]["state"]
+    obs, *_ = env.step("I think <query_greater>2</query_greater>")
+    assert obs.endswith("Yes" if n > 2 else "No")
+    _, reward, term, _, info = env.step(f"<ANSWER> {n} </answer>")
+    assert term and reward == 1.0 and info["outcome"] == "success"
+    assert {HiddenNumber.benchmark(1, i).hidden for i in range(20)} == {1, 2, 3, 4}
+
+
+def test_last_tag_wins_and_unclosed_tags_are_explained():
+    assert parse_action("<answer>2</answer> no wait <query_odd></query_odd>") == ("query_odd", "")
+    with pytest.raises(InvalidAction, match="not closed"):
+        parse_action("<query_odd>")
+
+
+def test_benchmark_split_is_fixed_and_generated_configs_follow_the_seed():
+    a = [config_rng("HiddenSubset", 4, i).integers(1 << 30) for i in range(3)]
+    b = [config_rng("HiddenSubset", 4, i).integers(1 << 30) for i in range(3)]
+    assert a == b and len(set(a)) == 3
+    env = gym.make("MTP/HiddenSubset-v0", configs="generated")
+    h1 = env.reset(seed=9)[1]["hidden"]
+    h2 = env.reset(seed=9)[1]["hidden"]
+    assert h1 == h2 and h1["state"] is not h2["state"]
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_golden_hash_of_every_level(env_id):
+    """The benchmark split of EVERY level is fixed (the contract test covers the default one)."""
+    import json
+    from pathlib import Path
+
+    from test_contract import config_hash
+
+    golden = json.loads((Path(__file__).parent / "golden_hashes.json").read_text())
+    for level in LEVELS:
+        env = gym.make(env_id, difficulty=level)
+        n = env.unwrapped.num_configs
+        key = f"{env_id}@difficulty={level}"
+        got = config_hash(env, range(n))
+        assert key in golden, f"add {key!r}: {{'configs': {n}, 'sha256': {got!r}}} to tests/golden_hashes.json"
+        assert golden[key] == {"configs": n, "sha256": got}
+
+
+def test_oracle_plays_a_non_enumerable_game_by_sampling():
+    """The sampled path (``enumerable = False``) used by games with huge hidden spaces."""
+    from mtp_gym.games.hidden_subset import HiddenSubset
+
+    class SampledSubset(HiddenSubset):
+        name = "HiddenSubset"  # the same game, seen through the sampling hooks only
+        enumerable = False
+
+    for level in (1, 3, 5):
+        env = GameEnv(SampledSubset, difficulty=level)
+        oracle = QueryGameOracle(SampledSubset, sample_size=64)
+        info, _ = _play(env, oracle, 0)
+        assert info["outcome"] == "success", level
+
+
+class _ShiftedNumber(HiddenNumber):
+    """A game with a public part drawn per configuration (the domain starts at ``offset``)."""
+
+    name = "ShiftedNumber"
+    rules_template = "Hidden {number} in {low}..{high}. {query_formats}\n{answer_format} ({budget} turns)"
+
+    @classmethod
+    def sample_public(cls, level, rng):
+        offset = int(rng.integers(0, 50))
+        return {"low": 1 + offset, "high": cls.levels[level - 1]["n"] + offset, "shown": (offset, (1, 2))}
+
+    def candidate_states(self):
+        return tuple(range(self.public["low"], self.public["high"] + 1))
+
+    def query_args(self, name):
+        return [()] if name == "odd" else [(x,) for x in self.candidate_states()]
+
+    def example_args(self, name):
+        return () if name == "odd" else (self.public["low"],)
+
+
+def test_public_configuration_reaches_agents_intact():
+    env = GameEnv(_ShiftedNumber, difficulty=4)
+    oracle = QueryGameOracle(_ShiftedNumber)
+    publics = set()
+    for config_id in range(4):
+        info, _ = _play(env, oracle, config_id)
+        assert info["outcome"] == "success"
+        assert info["game"]["public"]["shown"] == info["hidden"]["public"]["shown"]
+        assert isinstance(info["game"]["public"]["shown"], tuple)
+        publics.add(info["game"]["public"]["low"])
+    assert len(publics) > 1
+    env = GameEnv(_ShiftedNumber, difficulty=2, configs="generated")
+    for seed in range(3):
+        oracle.reset(seed=seed)
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            obs, _, term, trunc, info = env.step(oracle.act(obs, public_info(info)))
+            done = term or trunc
+        assert info["outcome"] == "success"
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_sample_consistent_returns_only_consistent_states(env_id):
+    import numpy as np
+
+    game = _game(env_id).benchmark(3, 4)
+    evidence = game.evidence_pool()[::7][:4]
+    states = game.sample_consistent(evidence, np.random.default_rng(0), 10**6)
+    assert game.hidden in states
+    assert all(game.respond(s, q, a) == v for s in states for q, a, v in evidence)
+    expected = [s for s in game.candidate_states() if all(game.respond(s, q, a) == v for q, a, v in evidence)]
+    assert states == expected
+    assert len(game.sample_consistent(evidence, np.random.default_rng(0), 2)) == min(2, len(expected))
