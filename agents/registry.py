@@ -7,6 +7,7 @@ from functools import partial
 from agents.base import register_agent
 from agents.oracles.circuit_decoding import CircuitDecodingOracle
 from agents.oracles.query_games import QueryGameOracle, QueryGameRandomAgent
+from agents.oracles.necessity import NecessityOracle
 from agents.oracles.twenty_questions import TwentyQuestionsAdversary, TwentyQuestionsOracle
 from agents.oracles.word_guess import WordGuessOracle
 from agents.oracles.movie_rec import MovieRecOracle
@@ -38,3 +39,5 @@ register_agent("MTP/WordChain-v0", "random_word", WordChainRandomWordAgent)
 for _game_id, _game_path in GAME_IDS.items():
     register_agent(_game_id, "oracle", partial(QueryGameOracle, resolve_game(_game_path)))
     register_agent(_game_id, "random", partial(QueryGameRandomAgent, resolve_game(_game_path)))
+    # the reference solver of the necessity-judgment probe (mtp_gym.wrappers.probes)
+    register_agent(_game_id, "necessity_oracle", partial(NecessityOracle, resolve_game(_game_path)))

@@ -121,7 +121,7 @@ class TextPuzzleEnv(gym.Env[str, str]):
         self._transcript: list[dict[str, str]] = []
         self._rendered = 0
         self._outcome: str | None = None
-        self._score: float | None = None
+        self._score = 0.0
         self._turn = 0
         self._format_errors = 0
         self._consecutive_errors = 0
@@ -184,7 +184,7 @@ class TextPuzzleEnv(gym.Env[str, str]):
         self._format_errors = 0
         self._consecutive_errors = 0
         self._outcome = None
-        self._score = None
+        self._score = 0.0
         self._started = True
         obs = self._instructions()
         self._transcript = [{"role": "user", "content": obs}]

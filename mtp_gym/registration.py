@@ -22,12 +22,60 @@ ENV_IDS: dict[str, str] = {
 
 #: Hidden-state query games (interactive reasoning paper): env id -> ``Game`` class. One generic
 #: env (``GAME_ENTRY_POINT``) serves them all; add one line per game file in mtp_gym/games/.
-GAME_ENTRY_POINT = "mtp_gym.games.env:GameEnv"
+GAME_ENTRY_POINT = "mtp_gym.registration:make_game_env"
 GAME_IDS: dict[str, str] = {
     "MTP/HiddenNumber-v0": "mtp_gym.games.hidden_number:HiddenNumber",
     "MTP/HiddenSubset-v0": "mtp_gym.games.hidden_subset:HiddenSubset",
+    "MTP/NumberConcept-v0": "mtp_gym.games.number_concept:NumberConcept",
+    "MTP/TagRule-v0": "mtp_gym.games.tag_rule:TagRule",
+    "MTP/FaultDiagnosis-v0": "mtp_gym.games.fault_diagnosis:FaultDiagnosis",
+    "MTP/WeighedBasket-v0": "mtp_gym.games.weighed_basket:WeighedBasket",
+    "MTP/HiddenEdges-v0": "mtp_gym.games.hidden_edges:HiddenEdges",
+    "MTP/HiddenColoring-v0": "mtp_gym.games.hidden_coloring:HiddenColoring",
+    "MTP/ConnectionRule-v0": "mtp_gym.games.connection_rule:ConnectionRule",
+    "MTP/MoveRule-v0": "mtp_gym.games.move_rule:MoveRule",
+    "MTP/BrokenLink-v0": "mtp_gym.games.broken_link:BrokenLink",
+    "MTP/OutbreakSource-v0": "mtp_gym.games.outbreak_source:OutbreakSource",
+    "MTP/HiddenNode-v0": "mtp_gym.games.hidden_node:HiddenNode",
+    "MTP/RouteTaken-v0": "mtp_gym.games.route_taken:RouteTaken",
+    "MTP/HiddenOrder-v0": "mtp_gym.games.hidden_order:HiddenOrder",
+    "MTP/RangeSums-v0": "mtp_gym.games.range_sums:RangeSums",
+    "MTP/SequenceRule-v0": "mtp_gym.games.sequence_rule:SequenceRule",
+    "MTP/SequenceTransform-v0": "mtp_gym.games.sequence_transform:SequenceTransform",
+    "MTP/SwapHistory-v0": "mtp_gym.games.swap_history:SwapHistory",
+    "MTP/LostItems-v0": "mtp_gym.games.lost_items:LostItems",
+    "MTP/HiddenTreeNode-v0": "mtp_gym.games.hidden_tree_node:HiddenTreeNode",
+    "MTP/HiddenTreeShape-v0": "mtp_gym.games.hidden_tree_shape:HiddenTreeShape",
+    "MTP/TreeLabelRule-v0": "mtp_gym.games.tree_label_rule:TreeLabelRule",
+    "MTP/TreeRecursionRule-v0": "mtp_gym.games.tree_recursion_rule:TreeRecursionRule",
+    "MTP/TreeFaultDiagnosis-v0": "mtp_gym.games.tree_fault_diagnosis:TreeFaultDiagnosis",
+    "MTP/TreeTraitMutations-v0": "mtp_gym.games.tree_trait_mutations:TreeTraitMutations",
 }
 ENV_IDS.update({env_id: GAME_ENTRY_POINT for env_id in GAME_IDS})
+
+#: Discrete views for classic RL (``mtp_gym/wrappers/``): id -> a factory that builds the text
+#: env from the same kwargs and wraps it. Not text envs, so not in ``ENV_IDS``.
+DISCRETE_IDS: dict[str, str] = {
+    "MTP/WordGuessDiscrete-v0": "mtp_gym.wrappers.word_guess_discrete:make_env",
+    "MTP/CircuitDecodingDiscrete-v0": "mtp_gym.wrappers.circuit_decoding_discrete:make_env",
+    "MTP/WordChainDiscrete-v0": "mtp_gym.wrappers.word_chain_discrete:make_env",
+    "MTP/TuringMachineDiscrete-v0": "mtp_gym.wrappers.turing_machine_discrete:make_env",
+}
+
+
+def make_game_env(game, probe: str | None = None, probe_kwargs: dict | None = None, **kwargs):
+    """The query games' entry point: ``GameEnv(game, **kwargs)``, wrapped in the probe named
+    ``probe`` (``mtp_gym.wrappers.probes.PROBES``) with ``probe_kwargs`` when one is given."""
+    from mtp_gym.games.env import GameEnv
+
+    if probe is None and probe_kwargs:
+        raise ValueError("probe_kwargs given without probe; allowed probes: see mtp_gym.wrappers.probes.PROBES")
+    env = GameEnv(game, **kwargs)
+    if probe is None:
+        return env
+    from mtp_gym.wrappers.probes import apply_probe
+
+    return apply_probe(env, probe, **(probe_kwargs or {}))
 
 
 def register_envs() -> None:
@@ -36,3 +84,6 @@ def register_envs() -> None:
         if env_id not in gym.registry:
             kwargs = {"game": GAME_IDS[env_id]} if env_id in GAME_IDS else {}
             gym.register(id=env_id, entry_point=entry_point, kwargs=kwargs)
+    for env_id, entry_point in DISCRETE_IDS.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=entry_point)

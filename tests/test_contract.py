@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import defaultdict
 from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ENV_IDS, agent_kinds, play_random
+from agents import make_agent
 from mtp_gym.core import OUTCOMES
+from mtp_gym.eval.runner import public_info
 
 INFO_KEYS = {"turn", "max_turns", "feedback", "hidden", "valid_action", "format_errors", "outcome", "score", "config_id"}
 GOLDEN = json.loads((Path(__file__).parent / "golden_hashes.json").read_text())
@@ -37,7 +41,7 @@ def test_reset_and_step_types(env):
     obs, info = env.reset(seed=1)
     assert isinstance(obs, str) and obs in env.observation_space
     assert INFO_KEYS <= set(info)
-    assert info["turn"] == 0 and info["outcome"] is None and info["score"] is None
+    assert info["turn"] == 0 and info["outcome"] is None and info["score"] == 0.0
     obs, reward, terminated, truncated, info = env.step("nonsense")
     assert isinstance(obs, str) and obs in env.observation_space
     assert type(reward) is float and type(terminated) is bool and type(truncated) is bool
@@ -193,4 +197,54 @@ def test_make_vec_batches_text_observations(env_id, mode):
         assert all(o.startswith("Invalid action") for o in obs)
         assert reward.shape == (2,) and not terminated.any() and list(info["valid_action"]) == [False, False]
     finally:
-        envs.close()
+        envs.close(terminate=True)  # a plain close() after a worker's error waits forever
+
+
+def _leaf_kinds(info: dict, prefix: str, out: dict[str, set[str]]) -> None:
+    """Gymnasium's vector envs batch each info leaf into an array typed by the first env's
+    value (numeric types) or an object array (anything else); record that kind per leaf."""
+    for key, value in info.items():
+        if isinstance(value, dict):
+            _leaf_kinds(value, f"{prefix}{key}.", out)
+        elif type(value) in (int, float, bool) or isinstance(value, np.number):
+            out[prefix + key].add(type(value).__name__)
+        else:
+            out[prefix + key].add("object")
+
+
+def test_info_leaves_keep_one_type_so_vector_envs_batch_them(env_id):
+    """A leaf that is a number in one env and None (or a bool, or text) in another at the same
+    step breaks or silently corrupts gymnasium's batched ``infos``: every leaf keeps one kind."""
+    env = gym.make(env_id)
+    kinds: dict[str, set[str]] = defaultdict(set)
+    for config_id in (0, 5):
+        for kind in ("random", "oracle"):
+            agent = make_agent(kind, env_id)
+            agent.reset(seed=config_id)
+            obs, info = env.reset(seed=config_id, options={"config_id": config_id})
+            _leaf_kinds(info, "", kinds)
+            done = False
+            while not done:
+                obs, _, term, trunc, info = env.step(agent.act(obs, public_info(info)))
+                _leaf_kinds(info, "", kinds)
+                done = term or trunc
+    mixed = {k: v for k, v in kinds.items() if len(v) > 1}
+    assert not mixed, f"info leaves with several kinds: {mixed}"
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_make_vec_ends_and_autoresets(env_id, mode):
+    """Episodes end inside the vector env (format errors here) and reset on the next step
+    (gymnasium's default next-step autoreset: that step's actions are ignored)."""
+    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode=mode)
+    try:
+        envs.reset(seed=3)
+        for _ in range(gym.make(env_id).unwrapped.max_format_errors):
+            obs, reward, terminated, truncated, info = envs.step(("???", "???"))
+        assert terminated.all() and list(info["outcome"]) == ["format_error"] * 2
+        assert info["score"].dtype == np.float64 and list(info["score"]) == [0.0, 0.0]
+        obs, reward, terminated, truncated, info = envs.step(("???", "???"))
+        assert list(info["turn"]) == [0, 0] and list(info["format_errors"]) == [0, 0]
+        assert all(o in envs.single_observation_space and not o.startswith("Invalid") for o in obs)
+    finally:
+        envs.close(terminate=True)  # a plain close() after a worker's error waits forever

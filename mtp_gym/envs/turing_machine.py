@@ -71,7 +71,7 @@ Episode End:
 Information:
     The common keys. ``feedback``: ``stage`` of the move (``proposal`` | ``question`` |
     ``deduce``), ``round``, ``code`` (the round's proposal, ``"BYP"``), ``verifier`` and
-    ``result`` (``"PASS"``/``"FAIL"``) for a query (``None`` otherwise), ``skip``,
+    ``result`` (``"PASS"``/``"FAIL"``) for a query (absent otherwise), ``skip``,
     ``submitted`` and ``correct`` on a submission, ``next_stage``, cumulative ``rounds`` and
     ``verifier_queries`` (SKIP excluded, as the paper counts VER); ``beliefs`` /
     ``mapping_beliefs`` (per stated verifier: the criteria read and a status ``correct`` |
@@ -325,7 +325,7 @@ class TuringMachineEnv(TextPuzzleEnv):
         code = value if kind == "propose" else self._code
         feedback: dict[str, Any] = {
             "stage": stage, "round": self._round, "code": None if code is None else rules.code_str(code),
-            "verifier": None, "result": None, "skip": kind == "skip",
+            "skip": kind == "skip",
         }
         feedback.update(self._grade_beliefs(action, stage))
         text, outcome, score = "", None, None

@@ -2,7 +2,8 @@
 
     mtp-gym eval --env ID[,ID…|all] --agent oracle|random|openai:MODEL|hf:PATH[,…]
                  [--base-url URL] [--split full|N] [--workers W] [--out DIR]
-                 [--finisher B --handoff-turn n] [--env-kwargs JSON] [--agent-kwargs JSON] …
+                 [--finisher B --handoff-turn n] [--env-kwargs JSON] [--agent-kwargs JSON]
+                 [--backend local|ray [--address ADDR]] …
     mtp-gym report DIR… [--out DIR] [--price AGENT=IN,OUT]
     mtp-gym play ID [--config-id I | --seed S]
 
@@ -89,7 +90,7 @@ def _check_agent(spec: str, env_ids: list[str], what: str) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from mtp_gym.eval.harness import EXECUTORS, AgentConfig, run_eval, select_configs
+    from mtp_gym.eval.harness import BACKENDS, EXECUTORS, AgentConfig, BackendUnavailable, run_eval, select_configs
     from mtp_gym.eval.log import ConfigMismatch, latest
 
     env_ids = _env_ids(args.env)
@@ -120,7 +121,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _check_agent(args.finisher, env_ids, "--finisher")
     if args.executor not in EXECUTORS:
         raise _fail(f"--executor: {args.executor!r}; allowed: {list(EXECUTORS)}")
+    if args.backend not in BACKENDS:
+        raise _fail(f"--backend: {args.backend!r}; allowed: {list(BACKENDS)}")
+    if args.address is not None and args.backend != "ray":
+        raise _fail(f"--address: only for --backend ray (got --backend {args.backend})")
+    if args.executor != "auto" and args.backend != "local":
+        raise _fail(f"--executor: only for --backend local (got --backend {args.backend})")
     env_kwargs = _json_arg("--env-kwargs", args.env_kwargs)
+    if args.probe is not None:  # a probe wrapper, taken by the query games' entry point (mtp_gym.wrappers.probes)
+        from mtp_gym.registration import GAME_IDS
+        from mtp_gym.wrappers.probes import PROBES
+
+        if args.probe not in PROBES or any(e not in GAME_IDS for e in env_ids):
+            raise _fail(f"--probe: {args.probe!r} on {env_ids}; allowed: {sorted(PROBES)}, on query-game ids only")
+        env_kwargs["probe"] = args.probe
     agent_extra = _json_arg("--agent-kwargs", args.agent_kwargs)
     out = Path(args.out)
     dirs = []
@@ -141,9 +155,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 workers=args.workers,
                 env_kwargs={e: env_kwargs for e in env_ids},
                 executor=args.executor,
+                backend=args.backend,
+                address=args.address,
                 progress=not args.no_progress,
             )
-        except ConfigMismatch as err:
+        except (ConfigMismatch, BackendUnavailable) as err:
             raise _fail(str(err)) from None
         except ValueError as err:  # bad env or agent kwargs: the message names the argument
             raise _fail(str(err)) from None
@@ -257,6 +273,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--split", default="full", help="'full' or N configurations spread evenly over the split (default: full)")
     ev.add_argument("--workers", type=_positive_int, default=1, help="episodes played at once (default: 1)")
     ev.add_argument("--executor", default="auto", help="auto (threads for models, processes for scripted agents), thread, process")
+    ev.add_argument("--backend", default="local",
+                    help="local (this machine: --executor pool of --workers) or ray (Ray tasks, --workers in flight; "
+                         "needs `pip install ray`) (default: local)")
+    ev.add_argument("--address", help="--backend ray: the Ray cluster ('auto': the one `ray start` runs on this node; "
+                                      "HOST:6379: the head node; default: $RAY_ADDRESS, else a new local instance)")
     ev.add_argument("--out", default="runs", help="output directory; each agent gets OUT/<agent> (default: runs)")
     ev.add_argument("--base-url", help="OpenAI-compatible endpoint for openai: agents (default: $OPENAI_BASE_URL or OpenAI)")
     ev.add_argument("--temperature", type=float, help="sampling temperature for model agents")
@@ -265,6 +286,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--system-prompt", help="system prompt for model agents")
     ev.add_argument("--agent-kwargs", help="JSON object of extra agent kwargs, e.g. '{\"max_retries\": 3}'")
     ev.add_argument("--env-kwargs", help="JSON object of env kwargs, e.g. '{\"max_turns\": 5}'")
+    ev.add_argument("--probe", help="query games: play under a probe (isomorphic, noise, boundary, counterfactual, "
+                                    "necessity); its options go in --env-kwargs '{\"probe_kwargs\": {...}}'")
     ev.add_argument("--finisher", help="hand-off runs: the agent that takes over the conversation at --handoff-turn")
     ev.add_argument("--handoff-turn", type=_positive_int, help="hand-off runs: the turn the finisher plays first")
     ev.add_argument("--price", action="append", default=[], metavar="AGENT=IN,OUT",

@@ -2,10 +2,17 @@
 
 >>> from mtp_gym.eval.harness import AgentConfig, run_eval
 >>> logs = run_eval(["MTP/WordGuess-v0"], AgentConfig("oracle"), out="runs", split="5", progress=False)
+
+Two backends play the episodes. ``local`` (the default): this process, or a thread/process
+pool of ``workers``. ``ray``: Ray tasks on a Ray cluster (``address``; default a local Ray
+instance), at most ``workers`` in flight; each task runs :func:`play_config` on a Ray worker,
+which builds the env and agent from the same specs and keeps them for its next tasks. Both
+append every finished episode to the same run directory as it arrives, so resume is the same.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -21,9 +28,13 @@ import mtp_gym  # noqa: F401  (registers the ids)
 from mtp_gym.eval.log import RunLog
 from mtp_gym.eval.runner import INFRA_ERROR, run_episode
 
-__all__ = ["AgentConfig", "run_eval", "select_configs", "play_config", "EXECUTORS"]
+__all__ = ["AgentConfig", "run_eval", "select_configs", "play_config", "EXECUTORS", "BACKENDS", "BackendUnavailable"]
 
 EXECUTORS = ("auto", "thread", "process")
+BACKENDS = ("local", "ray")
+RAY_INSTALL = "pip install 'ray>=2.10'"
+#: Ray CPUs one episode of an endpoint-only agent (``openai:``) reserves: it mostly waits on the network.
+RAY_ENDPOINT_CPUS = 0.25
 #: Agent kwargs that change how an endpoint is reached, not what the agent plays.
 TRANSPORT_KWARGS = ("base_url", "api_key_env", "max_retries", "backoff", "max_backoff", "timeout")
 
@@ -149,6 +160,88 @@ def _executor(kind: str, workers: int, agent_config: AgentConfig) -> Executor | 
     return ThreadPoolExecutor(workers) if kind == "thread" else ProcessPoolExecutor(workers)
 
 
+class BackendUnavailable(RuntimeError):
+    """The chosen backend needs a package that is not installed (the message says which and how)."""
+
+
+def _forwarded_env(agent_config: AgentConfig) -> dict[str, str]:
+    """The driver's variables an ``openai:`` agent reads (endpoint, key), for the Ray workers.
+
+    Workers on other nodes do not see the driver's environment; without these an agent
+    built there would reach another endpoint, or none. They travel in the tasks' Ray
+    ``runtime_env``, which whoever can read the cluster's job metadata can see.
+    """
+    names = set()
+    for spec, kwargs in ((agent_config.spec, agent_config.kwargs), (agent_config.finisher, agent_config.finisher_kwargs)):
+        if spec and spec.startswith("openai:"):
+            names |= {"OPENAI_BASE_URL", kwargs.get("api_key_env", "OPENAI_API_KEY")}
+    return {n: os.environ[n] for n in sorted(names) if n in os.environ}
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise BackendUnavailable(
+            f"--backend ray needs the 'ray' package, which is not installed: {RAY_INSTALL} "
+            "(on every node of the cluster), or use --backend local"
+        ) from None
+    return ray
+
+
+def _ray_connect(address: str | None) -> Any:
+    """The ``ray`` module, connected: an existing connection, else ``address``, else a new local instance."""
+    ray = _import_ray()
+    if not ray.is_initialized():
+        if address is None and not os.environ.get("RAY_ADDRESS"):
+            ray.init(include_dashboard=False)  # a local instance on this machine's CPUs
+        else:
+            ray.init(address=address)
+    return ray
+
+
+def _run_ray(
+    tasks: list[tuple[str, int]],
+    agent_config: AgentConfig,
+    env_kwargs: dict[str, dict[str, Any]],
+    workers: int,
+    address: str | None,
+    on_record: Any,
+) -> None:
+    """Play ``tasks`` as Ray tasks, ``workers`` in flight, handing each record over as it finishes."""
+    if not tasks:
+        return
+    ray = _ray_connect(address)
+    options: dict[str, Any] = {"max_retries": 3}  # retried on worker/node loss, not on Python errors
+    if all(s is None or s.startswith("openai:") for s in (agent_config.spec, agent_config.finisher)):
+        options["num_cpus"] = RAY_ENDPOINT_CPUS
+    env_vars = _forwarded_env(agent_config)
+    if env_vars:
+        options["runtime_env"] = {"env_vars": env_vars}
+    remote = ray.remote(play_config).options(**options)
+    config_ref = ray.put(agent_config)
+    queue = iter(tasks)
+    pending: list[Any] = []
+    try:
+        for env_id, config_id in queue:
+            pending.append(remote.remote(config_ref, env_id, env_kwargs[env_id], config_id))
+            if len(pending) >= workers:
+                break
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            try:
+                record = ray.get(ready[0])
+            except ray.exceptions.RayTaskError as err:  # the worker's exception, as the local pool raises it
+                raise (err.cause if isinstance(err.cause, Exception) else err) from err
+            on_record(record)
+            nxt = next(queue, None)
+            if nxt is not None:
+                pending.append(remote.remote(config_ref, nxt[0], env_kwargs[nxt[0]], nxt[1]))
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
+
+
 class _Progress:
     """tqdm bar with the score so far and the tokens spent (no bar when disabled)."""
 
@@ -196,6 +289,8 @@ def run_eval(
     executor: str = "auto",
     progress: bool = True,
     config_ids: dict[str, list[int]] | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> RunLog:
     """Play ``agent_config`` over the ``split`` of every env into the run dir ``out``.
 
@@ -203,9 +298,19 @@ def run_eval(
     replayed) and refuses a changed agent or env config (:class:`~mtp_gym.eval.log.ConfigMismatch`).
     ``config_ids`` ({env id: ids}) overrides ``split`` for the envs it names.
     Every finished episode is appended to ``out/episodes.jsonl`` as it arrives.
+    ``backend="ray"`` plays them as Ray tasks (``workers`` in flight) on the cluster at
+    ``address`` (``"auto"``: the one ``ray start`` runs here; default: the Ray connection this
+    process already has, else ``$RAY_ADDRESS``, else a new local instance); ``executor`` is
+    then unused.
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"--workers must be a positive int, got {workers!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"--backend must be one of {list(BACKENDS)}, got {backend!r}")
+    if address is not None and backend != "ray":
+        raise ValueError(f"--address is for --backend ray, not --backend {backend}")
+    if backend == "ray":
+        _import_ray()  # fail before the run directory is touched
     env_kwargs = {e: dict((env_kwargs or {}).get(e, {})) for e in env_ids}
     log = RunLog(out, agent_config.identity(), env_kwargs)
     done = log.done()
@@ -218,9 +323,16 @@ def run_eval(
     finished_set = set(finished)
     finished_records = [r for r in log.records if (r["env_id"], r["config_id"]) in finished_set and r["outcome"] != INFRA_ERROR]
     bar = _Progress(len(tasks) + len(finished), finished_records, agent_config.label, progress)
-    pool = _executor(executor, workers, agent_config)
+    pool = None if backend == "ray" else _executor(executor, workers, agent_config)
+
+    def on_record(record: dict[str, Any]) -> None:
+        log.append(record)
+        bar.update(record)
+
     try:
-        if pool is None:
+        if backend == "ray":
+            _run_ray(tasks, agent_config, env_kwargs, workers, address, on_record)
+        elif pool is None:
             for env_id, config_id in tasks:
                 record = play_config(agent_config, env_id, env_kwargs[env_id], config_id)
                 log.append(record)

@@ -40,8 +40,8 @@ Episode End:
 Information:
     The common keys, plus ``game`` (public, seen by agents): ``name``, ``structure``,
     ``inference``, ``level``, ``public``. ``feedback`` after a query: ``query``, ``args``
-    (tuple), ``answer`` (the raw value: bool/int/str/tuple); after an answer: ``answer``
-    (parsed), ``correct``; on a format error: ``error``. Probes that alter an answer must
+    (tuple), ``answer`` (the value, yes/no as 1/0: ``feedback_value``); after an answer:
+    ``submitted`` (parsed), ``correct``; on a format error: ``error``. Probes that alter an answer must
     alter ``feedback["answer"]`` too, and announce a correction as
     ``feedback["corrections"] = [{"query", "args", "answer"}]``. ``hidden``: ``state`` (the
     hidden state), ``target`` (the right answer text), ``public``, ``level``.
@@ -60,7 +60,7 @@ Version History:
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, Hashable
 
 from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
 from mtp_gym.games.base import LEVELS, Game, parse_action
@@ -79,6 +79,13 @@ def resolve_game(game: type[Game] | str) -> type[Game]:
     if not (isinstance(game, type) and issubclass(game, Game)):
         raise ValueError(f"game must be a Game subclass or 'module:Class', got {game!r}")
     return game
+
+
+def feedback_value(answer: Hashable) -> Hashable:
+    """A query's answer as ``info["feedback"]["answer"]``: yes/no as 1/0, so that a game whose
+    queries answer both yes/no and counts batches into one integer array in gymnasium's vector
+    envs (which type a batched info key by its first env's value)."""
+    return int(answer) if isinstance(answer, bool) else answer
 
 
 class GameEnv(TextPuzzleEnv):
@@ -144,9 +151,9 @@ class GameEnv(TextPuzzleEnv):
             text = "Correct! " if right else "Wrong. "
             text += f"The answer was {game.format_answer(game.target(game.hidden))}. The game is over."
             outcome = "success" if right else "failure"
-            return Reply(text, {"answer": value, "correct": right}, outcome, 1.0 if right else 0.0)
+            return Reply(text, {"submitted": value, "correct": right}, outcome, 1.0 if right else 0.0)
         answer = game.respond(game.hidden, kind, value)
-        return Reply(game.reply(kind, value, answer), {"query": kind, "args": value, "answer": answer})
+        return Reply(game.reply(kind, value, answer), {"query": kind, "args": value, "answer": feedback_value(answer)})
 
     def _timeout(self) -> Reply:
         target = self.game.format_answer(self.game.target(self.game.hidden))

@@ -17,6 +17,9 @@ Reward, termination and ``info`` are the text env's (the terminal reward is the 
 >>> obs, info = env.reset(seed=0)
 >>> obs.shape
 (81,)
+
+Registered as ``MTP/WordGuessDiscrete-v0`` (kwargs go to the text env), so
+``gym.make_vec("MTP/WordGuessDiscrete-v0", num_envs=8)`` batches it like any Box/Discrete env.
 """
 
 from __future__ import annotations
@@ -64,3 +67,8 @@ class WordGuessDiscrete(gym.Wrapper):
                 if self._consistent[i] and feedback(word, candidate) != colors:
                     self._consistent[i] = 0.0
         return self._obs(), float(reward), bool(terminated), bool(truncated), info
+
+
+def make_env(**kwargs: Any) -> WordGuessDiscrete:
+    """``MTP/WordGuessDiscrete-v0``: a Word Guess env built from ``kwargs``, in the discrete view."""
+    return WordGuessDiscrete(WordGuessEnv(**kwargs))

@@ -1,0 +1,94 @@
+"""Shared helpers of the graph query games: random graphs, BFS, edge-list text in and out.
+
+Nodes are numbered ``1..n``; an undirected edge is a pair ``(a, b)`` with ``a < b``; an edge
+set is a sorted tuple of such pairs (hashable, JSON-friendly).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from mtp_gym.core import InvalidAction
+
+Edge = tuple[int, int]
+
+_INT_RE = re.compile(r"\d+")
+
+
+def edge(a: int, b: int) -> Edge:
+    """The undirected edge ``{a, b}`` as an ordered pair."""
+    return (a, b) if a < b else (b, a)
+
+
+def all_pairs(n: int) -> list[Edge]:
+    """Every pair ``(a, b)``, ``1 <= a < b <= n``."""
+    return [(a, b) for a in range(1, n + 1) for b in range(a + 1, n + 1)]
+
+
+def random_connected_graph(n: int, m: int, rng: np.random.Generator) -> tuple[Edge, ...]:
+    """A connected graph on ``1..n`` with ``m`` edges: a random spanning tree plus random extra edges."""
+    if not n - 1 <= m <= n * (n - 1) // 2:
+        raise ValueError(f"m must be in {n - 1}..{n * (n - 1) // 2} for n={n}, got {m}")
+    order = [int(x) + 1 for x in rng.permutation(n)]
+    edges = {edge(order[i], order[int(rng.integers(i))]) for i in range(1, n)}
+    rest = [p for p in all_pairs(n) if p not in edges]
+    for i in rng.choice(len(rest), size=m - (n - 1), replace=False):
+        edges.add(rest[int(i)])
+    return tuple(sorted(edges))
+
+
+def adjacency(n: int, edges: Iterable[Sequence[int]]) -> dict[int, list[int]]:
+    adj: dict[int, list[int]] = {v: [] for v in range(1, n + 1)}
+    for a, b in edges:
+        adj[a].append(b)
+        adj[b].append(a)
+    return adj
+
+
+def bfs_distances(adj: dict[int, list[int]], source: int) -> dict[int, int]:
+    """Hop distance from ``source`` to every node it reaches."""
+    dist = {source: 0}
+    todo = deque([source])
+    while todo:
+        v = todo.popleft()
+        for w in adj[v]:
+            if w not in dist:
+                dist[w] = dist[v] + 1
+                todo.append(w)
+    return dist
+
+
+def format_edges(edges: Iterable[Sequence[int]]) -> str:
+    """``1-2, 3-4`` (``none`` for no edge)."""
+    text = ", ".join(f"{a}-{b}" for a, b in edges)
+    return text or "none"
+
+
+def parse_edges(text: str, allowed: Iterable[Edge], count: int | None, example: str) -> tuple[Edge, ...]:
+    """An edge list like ``1-2, 3-4`` or ``(1,2) (3,4)`` as a sorted tuple of edges.
+
+    Raises :class:`InvalidAction` for an odd number of integers, a pair outside ``allowed``,
+    a repeated edge or (when ``count`` is given) a wrong number of edges.
+    """
+    numbers = [int(x) for x in _INT_RE.findall(text)]
+    if not numbers or len(numbers) % 2:
+        raise InvalidAction(f"the answer {text[:60]!r} is not a list of node pairs; submit as {example}.")
+    pairs = [edge(numbers[i], numbers[i + 1]) for i in range(0, len(numbers), 2)]
+    allowed = set(allowed)
+    bad = [p for p in pairs if p not in allowed]
+    if bad:
+        raise InvalidAction(f"{bad[0][0]}-{bad[0][1]} is not a possible pair here; submit as {example}.")
+    if len(set(pairs)) != len(pairs):
+        raise InvalidAction(f"a pair is repeated in {text[:60]!r}; submit as {example}.")
+    if count is not None and len(pairs) != count:
+        raise InvalidAction(f"submit exactly {count} pair(s), as {example}.")
+    return tuple(sorted(pairs))
+
+
+def parse_ints(text: str) -> list[int]:
+    """Every non-negative integer in ``text``, in order."""
+    return [int(x) for x in _INT_RE.findall(text)]

@@ -1,0 +1,118 @@
+"""Rooted-tree helpers shared by the tree games (not a game itself).
+
+A tree on the nodes ``1..n`` is stored as its parent tuple ``parents`` with ``parents[0] == 0``
+(node 1 is the root) and ``parents[i - 1] < i`` for every other node ``i``, so node numbers
+grow downwards and the tuple is a plain, JSON-friendly public configuration. Subtrees are
+int bitmasks (bit ``v`` set for node ``v``) so that the games' ``respond`` functions, called
+on every candidate state by the oracle and the tests, stay cheap.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+__all__ = [
+    "random_tree",
+    "children_of",
+    "depths_of",
+    "heights_of",
+    "subtree_masks",
+    "leaves_of",
+    "render_tree",
+    "nodes_of",
+]
+
+
+def random_tree(n: int, depth: int, max_children: int, rng: np.random.Generator) -> tuple[int, ...]:
+    """A random tree of ``n`` nodes, exactly ``depth`` levels below the root, <= ``max_children``.
+
+    A spine ``1 -> 2 -> ... -> depth + 1`` guarantees the depth; every further node picks a
+    uniform parent among the nodes above the depth limit with a free child slot. The nodes
+    are then renumbered in breadth-first order (children by old number), so the spine does
+    not sit at the small numbers.
+    """
+    if not 1 <= depth < n:
+        raise ValueError(f"depth must be in 1..{n - 1}, got {depth!r}")
+    parent = [-1] + list(range(depth))
+    level = list(range(depth + 1))
+    kids = [1] * depth + [0]
+    for i in range(depth + 1, n):
+        open_nodes = [v for v in range(i) if level[v] < depth and kids[v] < max_children]
+        if not open_nodes:
+            raise ValueError(f"no tree of {n} nodes fits depth {depth} with {max_children} children")
+        p = open_nodes[int(rng.integers(len(open_nodes)))]
+        parent.append(p)
+        level.append(level[p] + 1)
+        kids[p] += 1
+        kids.append(0)
+    children: list[list[int]] = [[] for _ in range(n)]
+    for v in range(1, n):
+        children[parent[v]].append(v)
+    order, k = [0], 0
+    while k < len(order):
+        order.extend(children[order[k]])
+        k += 1
+    new = {old: i + 1 for i, old in enumerate(order)}
+    out = [0] * n
+    for old in range(1, n):
+        out[new[old] - 1] = new[parent[old]]
+    return tuple(out)
+
+
+def nodes_of(parents: tuple[int, ...]) -> range:
+    return range(1, len(parents) + 1)
+
+
+@cache
+def children_of(parents: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """``children[v]`` for v in 0..n (index 0 unused), ascending."""
+    kids: list[list[int]] = [[] for _ in range(len(parents) + 1)]
+    for v, p in enumerate(parents, start=1):
+        if p:
+            kids[p].append(v)
+    return tuple(tuple(k) for k in kids)
+
+
+@cache
+def depths_of(parents: tuple[int, ...]) -> tuple[int, ...]:
+    """``depth[v]`` (edges from the root) for v in 0..n (index 0 unused)."""
+    depth = [0] * (len(parents) + 1)
+    for v, p in enumerate(parents, start=1):
+        depth[v] = depth[p] + 1 if p else 0
+    return tuple(depth)
+
+
+@cache
+def heights_of(parents: tuple[int, ...]) -> tuple[int, ...]:
+    """``height[v]`` (edges on the longest path down to a leaf) for v in 0..n."""
+    height = [0] * (len(parents) + 1)
+    for v in range(len(parents), 1, -1):
+        p = parents[v - 1]
+        height[p] = max(height[p], height[v] + 1)
+    return tuple(height)
+
+
+@cache
+def subtree_masks(parents: tuple[int, ...]) -> tuple[int, ...]:
+    """``mask[v]``: bitmask of v and its descendants, for v in 0..n (index 0 unused)."""
+    mask = [1 << v for v in range(len(parents) + 1)]
+    mask[0] = 0
+    for v in range(len(parents), 1, -1):
+        mask[parents[v - 1]] |= mask[v]
+    return tuple(mask)
+
+
+@cache
+def leaves_of(parents: tuple[int, ...]) -> tuple[int, ...]:
+    kids = children_of(parents)
+    return tuple(v for v in nodes_of(parents) if not kids[v])
+
+
+def render_tree(parents: tuple[int, ...], arrow: str = "->") -> str:
+    """One line per inner node: ``  3 -> 7, 8``."""
+    kids = children_of(parents)
+    return "\n".join(
+        f"  {v} {arrow} {', '.join(str(c) for c in kids[v])}" for v in nodes_of(parents) if kids[v]
+    )

@@ -1,0 +1,114 @@
+"""Inter-game boundary control (paper sections 3.3, 3.5): a new game behind an old transcript.
+
+"Each game is initialized with the full interaction history of another randomly sampled
+game": the first observation is the whole transcript of a previous episode (its rules, every
+action and reply, its end message), then the new game's rules. The Policy protocol hands an
+agent one observation string, so the previous conversation is rendered in it the way
+``render()`` shows a transcript (``[ENV]`` / ``[AGENT]`` blocks), and the new rules follow as
+the next ``[ENV]`` block, as the next message of one ongoing conversation; nothing announces
+the boundary unless ``announce=True``.
+
+Where the previous transcript comes from (seeded, so every run sees the same one): a game
+drawn uniformly from ``games`` (default: every other registered query game, or this same
+game when it is the only one), at the same difficulty level, benchmark configuration drawn
+uniformly from its split, played by that game's registered ``source`` agent (``"oracle"``,
+default: a clean, successful episode; or ``"random"``: a failed, longer one). The draw is a
+function of the reset seed and the probe's ``seed``. ``info["probe"]["previous"]`` names the
+previous game, configuration, agent and outcome.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from mtp_gym.core import _format_messages
+from mtp_gym.wrappers.probes.base import ProbeWrapper
+
+__all__ = ["InterGameBoundary", "previous_transcript"]
+
+SOURCES = ("oracle", "random")
+
+
+def previous_transcript(env_id: str, level: int, config_id: int, source: str, seed: int) -> tuple[list[dict[str, str]], str]:
+    """The chat messages of ``source`` playing ``env_id`` at ``level``, configuration
+    ``config_id`` (reset and agent seeded with ``seed``), and the outcome."""
+    from agents import make_agent
+    from mtp_gym.eval.runner import public_info
+    from mtp_gym.games.env import GameEnv, resolve_game
+    from mtp_gym.registration import GAME_IDS
+
+    env = GameEnv(resolve_game(GAME_IDS[env_id]), difficulty=level)
+    agent = make_agent(source, env_id)
+    agent.reset(seed=seed)
+    obs, info = env.reset(seed=seed, options={"config_id": config_id})
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = env.step(agent.act(obs, public_info(info)))
+        done = terminated or truncated
+    return env.transcript, info["outcome"]
+
+
+class InterGameBoundary(ProbeWrapper):
+    """Put a previous game's whole transcript in front of each new game (see module docstring).
+
+    Args:
+        source: the agent that played the previous game: ``"oracle"`` or ``"random"``.
+        games: env ids the previous game is drawn from (default: every other id of
+            ``GAME_IDS``; this game's own id if it is the only one).
+        announce: add "A new game starts now." between the transcript and the new rules.
+        seed: salts the draw.
+    """
+
+    probe = "boundary"
+
+    def __init__(
+        self,
+        env: gym.Env,
+        source: str = "oracle",
+        games: list[str] | tuple[str, ...] | None = None,
+        announce: bool = False,
+        seed: int = 0,
+    ) -> None:
+        super().__init__(env, seed=seed, source=source, games=games, announce=announce)
+        from mtp_gym.registration import GAME_IDS
+
+        if source not in SOURCES:
+            raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
+        own = f"MTP/{self.base.game_cls.name}-v0"
+        if games is None:
+            games = [g for g in sorted(GAME_IDS) if g != own] or [own]
+        games = list(games)
+        unknown = [g for g in games if g not in GAME_IDS]
+        if unknown or not games:
+            raise ValueError(f"games: unknown query-game id(s) {unknown or games}; allowed: {sorted(GAME_IDS)}")
+        self.source, self.games, self.announce = source, games, bool(announce)
+        self.previous: dict[str, Any] | None = None
+        self._cache: dict[tuple, tuple[str, str]] = {}
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        rng = self._reseed(seed)
+        env_id = self.games[int(rng.integers(len(self.games)))]
+        level = self.base.difficulty
+        from mtp_gym.games.env import CONFIGS_PER_LEVEL
+
+        config_id = int(rng.integers(CONFIGS_PER_LEVEL))
+        key = (env_id, level, config_id)
+        if key not in self._cache:
+            messages, outcome = previous_transcript(env_id, level, config_id, self.source, config_id)
+            self._cache = {key: (_format_messages(messages), outcome)}  # one entry: configs rarely repeat
+        text, outcome = self._cache[key]
+        self.previous = {"env_id": env_id, "level": level, "config_id": config_id, "source": self.source, "outcome": outcome}
+        rules = f"A new game starts now.\n\n{obs}" if self.announce else obs
+        obs = f"{text}\n\n[ENV]\n{rules}"
+        self._set_last_message(obs)
+        return obs, self._tag(info)
+
+    def step(self, action: str):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return obs, reward, terminated, truncated, self._tag(info)
+
+    def _public(self) -> dict[str, Any]:
+        return {"name": self.probe, "previous": dict(self.previous) if self.previous else None}

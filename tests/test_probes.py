@@ -1,0 +1,354 @@
+"""The five probes of the interactive-reasoning paper (``mtp_gym.wrappers.probes``), on every query game.
+
+Parametrized over ``GAME_IDS``: the query-game oracle wins through the noise, isomorphic and
+counterfactual wrappers; isomorphic transcripts map 1:1 onto clean ones; noise keeps the
+evidence; the counterfactual answer is wrong then corrected; the necessity reference solver
+plays both phases end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import gymnasium as gym
+import pytest
+
+import mtp_gym  # noqa: F401
+from agents import make_agent
+from agents.oracles.necessity import NecessityOracle, irreducible_subset
+from agents.oracles.query_games import QueryGameOracle
+from mtp_gym.eval.runner import public_info
+from mtp_gym.games import GameEnv, resolve_game
+from mtp_gym.games.hidden_number import HiddenNumber
+from mtp_gym.registration import GAME_IDS
+from mtp_gym.wrappers import PROBES, apply_probe
+from mtp_gym.wrappers.probes import DOMAINS, TEMPLATES, domain_template
+from mtp_gym.wrappers.probes.necessity import determines_target, format_numbers, parse_unnecessary
+from mtp_gym.wrappers.probes.noise import IRRELEVANT_SENTENCES, VACUOUS_FRAGMENTS
+
+GAME_ENV_IDS = sorted(GAME_IDS)
+CONFIGS = (1, 8)
+
+
+def _cls(env_id):
+    return resolve_game(GAME_IDS[env_id])
+
+
+def _play(env, agent, config_id, seed=None):
+    """Play one episode; returns (final info, actions, observations incl. the first)."""
+    seed = config_id if seed is None else seed
+    agent.reset(seed=seed)
+    obs, info = env.reset(seed=seed, options={"config_id": config_id})
+    observations, actions, done = [obs], [], False
+    while not done:
+        action = agent.act(obs, public_info(info))
+        actions.append(action)
+        obs, _, term, trunc, info = env.step(action)
+        observations.append(obs)
+        done = term or trunc
+    return info, actions, observations
+
+
+# ---------------------------------------------------------------- oracle through the wrappers
+def _oracle_through(env_id, probe, levels, configs):
+    for level in levels:
+        env = gym.make(env_id, difficulty=level, probe=probe)
+        oracle = QueryGameOracle(_cls(env_id), min_turns_before_answer=3 if probe == "counterfactual" else 0)
+        for config_id in configs:
+            info, _, _ = _play(env, oracle, config_id)
+            assert info["outcome"] == "success", (probe, level, config_id)
+            assert info["turn"] <= env.unwrapped.max_turns
+            assert info["probe"]["name"] == probe and info["hidden"]["probe"]["name"] == probe
+            if probe == "counterfactual" and info["turn"] > 3:
+                record = info["hidden"]["probe"]
+                assert record["revised"]["turn"] == 2 and record["corrected"]
+
+
+@pytest.mark.parametrize("probe", ("noise", "isomorphic", "counterfactual", "boundary"))
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_oracle_wins_through_the_probe(env_id, probe):
+    _oracle_through(env_id, probe, (1, 3, 5) if probe == "counterfactual" else (3,), CONFIGS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("probe", ("noise", "isomorphic", "counterfactual"))
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_oracle_wins_through_the_probe_on_the_whole_split(env_id, probe):
+    """Every level, every benchmark configuration: ``pytest -m slow tests/test_probes.py``."""
+    _oracle_through(env_id, probe, (1, 2, 3, 4, 5), range(20))
+
+
+# ---------------------------------------------------------------- isomorphic perturbation
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_every_game_has_a_template_for_every_domain(env_id):
+    cls = _cls(env_id)
+    assert cls.name in TEMPLATES, f"add {cls.name} to TEMPLATES in mtp_gym/wrappers/probes/domains.py"
+    for domain in DOMAINS:
+        vocab = domain_template(cls, domain)
+        assert set(vocab) == set(cls.vocabulary)
+        assert all(v and v.isascii() and v.isprintable() for v in vocab.values())
+        assert vocab != cls.vocabulary
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_isomorphic_transcript_maps_one_to_one(env_id):
+    cls = _cls(env_id)
+    level = 2
+    clean = gym.make(env_id, difficulty=level)
+    for config_id, domain in zip((0, 3, 6, 9, 12), DOMAINS):
+        perturbed = gym.make(env_id, difficulty=level, probe="isomorphic", probe_kwargs={"domain": domain})
+        info_a, actions_a, obs_a = _play(clean, make_agent("oracle", env_id), config_id)
+        info_b, actions_b, obs_b = _play(perturbed, make_agent("oracle", env_id), config_id)
+        # the same moves, the same replies, the same hidden problem and outcome
+        assert actions_a == actions_b and obs_a[1:] == obs_b[1:]
+        assert info_a["outcome"] == info_b["outcome"] == "success"
+        assert info_a["hidden"]["state"] == info_b["hidden"]["state"]
+        assert info_a["hidden"]["target"] == info_b["hidden"]["target"]
+        assert info_b["probe"] == {"name": "isomorphic", "domain": domain}
+        # the rules are the game's own rendering with the domain's nouns, and every number and
+        # XML tag (the problem and the protocol) is the same, in the same order
+        template = domain_template(cls, domain)
+        assert obs_b[0] == cls.benchmark(level, config_id, vocabulary=template).rules() != obs_a[0]
+        assert re.findall(r"\d+|</?[A-Za-z_]+>", obs_a[0]) == re.findall(r"\d+|</?[A-Za-z_]+>", obs_b[0])
+        assert any(noun.lower() in obs_b[0].lower() for noun in template.values())
+        assert perturbed.unwrapped.transcript[0]["content"] == obs_b[0]
+
+
+def test_isomorphic_random_domain_follows_the_seed_and_missing_templates_are_named():
+    env = gym.make("MTP/HiddenSubset-v0", probe="isomorphic")
+    domains = {env.reset(seed=s)[1]["probe"]["domain"] for s in range(30)}
+    assert domains == set(DOMAINS)
+    assert env.reset(seed=4)[0] == env.reset(seed=4)[0]
+
+    class NoTemplateGame(HiddenNumber):
+        name = "NoTemplateGame"
+
+    with pytest.raises(ValueError, match="'NoTemplateGame'.*'law'"):
+        apply_probe(GameEnv(NoTemplateGame), "isomorphic", domain="law")
+    with pytest.raises(ValueError, match="domain"):
+        gym.make("MTP/HiddenNumber-v0", probe="isomorphic", probe_kwargs={"domain": "astronomy"})
+    with pytest.raises(ValueError, match="vocabulary"):
+        gym.make("MTP/HiddenNumber-v0", vocabulary={"number": "x"}, probe="isomorphic")
+
+
+# ---------------------------------------------------------------- intra-game noise
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_noise_keeps_the_evidence(env_id):
+    clean = gym.make(env_id, difficulty=2)
+    noisy = gym.make(env_id, difficulty=2, probe="noise", probe_kwargs={"rule_sentences": 4, "reply_fragments": 2})
+    oracle = make_agent("oracle", env_id)
+    info_a, actions_a, obs_a = _play(clean, oracle, 4)
+    info_b, actions_b, obs_b = _play(noisy, oracle, 4)
+    assert actions_a == actions_b and info_a["outcome"] == info_b["outcome"] == "success"
+    rules = obs_b[0]
+    inserted = [s for s in IRRELEVANT_SENTENCES if s in rules]
+    assert inserted and rules != obs_a[0]
+    for s in inserted:
+        rules = rules.replace(f" {s}", "")
+    assert rules == obs_a[0]
+    for a, b in zip(obs_a[1:], obs_b[1:]):
+        assert a in b and b != a
+        rest = b.replace(a, "", 1).split()
+        assert " ".join(rest) and all(any(tok in f for f in VACUOUS_FRAGMENTS) for tok in rest)
+    assert noisy.unwrapped.transcript[-1]["content"] == obs_b[-1]
+
+
+def test_noise_is_seeded():
+    env = gym.make("MTP/HiddenSubset-v0", probe="noise")
+    a = env.reset(seed=3)[0], env.step("<query_member>2</query_member>")[0]
+    b = env.reset(seed=3)[0], env.step("<query_member>2</query_member>")[0]
+    c = env.reset(seed=4)[0], env.step("<query_member>2</query_member>")[0]
+    assert a == b and a != c
+    other = gym.make("MTP/HiddenSubset-v0", probe="noise", probe_kwargs={"seed": 1})
+    assert other.reset(seed=3)[0] != a[0]
+    with pytest.raises(ValueError, match="rule_sentences"):
+        gym.make("MTP/HiddenSubset-v0", probe="noise", probe_kwargs={"rule_sentences": -1})
+
+
+# ---------------------------------------------------------------- counterfactual revision
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_counterfactual_second_answer_is_wrong_then_corrected(env_id):
+    env = gym.make(env_id, difficulty=3, probe="counterfactual")
+    game_env = env.unwrapped
+    obs, info = env.reset(seed=0, options={"config_id": 5})
+    game = game_env.game
+    (q1, a1), (q2, a2), (q3, a3) = game.all_queries()[:3]
+    env.step(game.describe_query(q1, a1))
+    env.step("not an action")  # a format error is no query
+    obs2, *_, info2 = env.step(game.describe_query(q2, a2))
+    truth = game.respond(game.hidden, q2, a2)
+    wrong = game.wrong_answer(q2, a2)
+    assert info2["feedback"]["answer"] == wrong != truth
+    assert obs2 == game.reply(q2, a2, wrong)
+    assert "corrections" not in info2["feedback"]
+    obs3, *_, info3 = env.step(game.describe_query(q3, a3))
+    assert info3["feedback"]["corrections"] == [{"query": q2, "args": a2, "answer": truth}]
+    assert info3["feedback"]["answer"] == game.respond(game.hidden, q3, a3)
+    assert obs3.startswith("Correction:") and game.reply(q2, a2, truth) in obs3
+    assert obs3.endswith(game.reply(q3, a3, info3["feedback"]["answer"]))
+    assert info3["hidden"]["probe"]["revised"] == {"query": q2, "args": a2, "wrong": wrong, "answer": truth, "turn": 2}
+    assert "revised" not in info3["probe"]
+    assert game_env.transcript[-3]["content"] == obs2  # the log shows what the agent saw
+    obs4, *_, info4 = env.step(game.describe_query(q1, a1))
+    assert "corrections" not in info4["feedback"] and "Correction" not in obs4
+
+
+# ---------------------------------------------------------------- inter-game boundary
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_boundary_puts_a_previous_transcript_first(env_id):
+    clean = gym.make(env_id, difficulty=2)
+    env = gym.make(env_id, difficulty=2, probe="boundary")
+    rules = clean.reset(options={"config_id": 6})[0]
+    obs, info = env.reset(seed=11, options={"config_id": 6})
+    prev = info["probe"]["previous"]
+    assert obs.endswith(f"\n\n[ENV]\n{rules}") and obs.startswith("[ENV]\n")
+    assert prev["env_id"] in GAME_IDS and prev["level"] == 2 and prev["source"] == "oracle" and prev["outcome"] == "success"
+    if len(GAME_IDS) > 1:
+        assert prev["env_id"] != env_id
+    previous_rules = resolve_game(GAME_IDS[prev["env_id"]]).benchmark(2, prev["config_id"]).rules()
+    assert obs.startswith(f"[ENV]\n{previous_rules}\n\n[AGENT]\n")
+    assert env.reset(seed=11, options={"config_id": 6})[0] == obs
+    assert env.unwrapped.transcript[0]["content"] == obs
+
+
+def test_boundary_random_source_and_bad_kwargs():
+    env = gym.make("MTP/HiddenNumber-v0", probe="boundary",
+                   probe_kwargs={"source": "random", "games": ["MTP/HiddenSubset-v0"], "announce": True})
+    obs, info = env.reset(seed=2)
+    assert info["probe"]["previous"]["env_id"] == "MTP/HiddenSubset-v0"
+    assert "A new game starts now." in obs
+    with pytest.raises(ValueError, match="source"):
+        gym.make("MTP/HiddenNumber-v0", probe="boundary", probe_kwargs={"source": "human"})
+    with pytest.raises(ValueError, match="games"):
+        gym.make("MTP/HiddenNumber-v0", probe="boundary", probe_kwargs={"games": ["MTP/WordGuess-v0"]})
+
+
+# ---------------------------------------------------------------- necessity judgment
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_necessity_reference_solver_end_to_end(env_id):
+    env = gym.make(env_id, difficulty=2, probe="necessity")
+    agent = make_agent("necessity_oracle", env_id)
+    for config_id in (0, 9):
+        info, actions, observations = _play(env, agent, config_id)
+        stats = info["necessity"]
+        assert info["outcome"] == "success" and info["turn"] == 2 and info["max_turns"] == 2
+        assert stats["full_success"] and stats["pruned_success"] and stats["pruned_sufficient"] is True
+        assert 0 < stats["pruning_ratio"] < 1 and stats["kept_size"] == stats["pool_size"] - len(stats["removed"])
+        assert info["hidden"]["probe"]["pruning_ratio"] == stats["pruning_ratio"]
+        assert "<unnecessary>" in actions[0] and "<unnecessary>" not in actions[1]
+        assert f"({stats['pool_size']})" in observations[0] and "phase 2 of 2" in observations[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_necessity_reference_solver_on_the_whole_split(env_id):
+    """Every level, every benchmark configuration: ``pytest -m slow tests/test_probes.py``."""
+    for level in (1, 2, 3, 4, 5):
+        env = gym.make(env_id, difficulty=level, probe="necessity")
+        agent = make_agent("necessity_oracle", env_id)
+        for config_id in range(20):
+            info, _, _ = _play(env, agent, config_id)
+            stats = info["necessity"]
+            assert info["outcome"] == "success" and stats["full_success"], (level, config_id)
+            assert stats["pruned_sufficient"] in (True, None), (level, config_id)
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_necessity_solver_keeps_an_irreducible_sufficient_subset(env_id):
+    import numpy as np
+
+    game = _cls(env_id).benchmark(2, 3)
+    if not game.enumerable:
+        pytest.skip("sufficiency is checked exactly on enumerable games only")
+    pool = game.evidence_pool()
+    target = game.target(game.hidden)
+    keep = irreducible_subset(game, pool, target, np.random.default_rng(0))
+    kept = [pool[i] for i in keep]
+    assert determines_target(game, kept, target) is True
+    for i in range(len(kept)):
+        assert determines_target(game, kept[:i] + kept[i + 1:], target) is False
+
+
+def test_necessity_protocol_format_errors_and_pruning():
+    env = gym.make("MTP/HiddenNumber-v0", difficulty=1, probe="necessity")
+    obs, info = env.reset(options={"config_id": 0})
+    n = info["necessity"]["pool_size"]
+    assert n == 9 and info["necessity"]["phase"] == 1 and len(info["necessity"]["evidence"]) == 9
+    truth = info["hidden"]["state"]
+    for bad in ("<answer>2</answer>", "<query_odd></query_odd><unnecessary></unnecessary>",
+                f"<answer>2</answer><unnecessary>{n + 1}</unnecessary>"):
+        obs, reward, term, trunc, info = env.step(bad)
+        assert not info["valid_action"] and info["turn"] == 0 and obs.startswith("Invalid action")
+        if term:
+            break
+    assert term and info["outcome"] == "format_error"
+    # prune everything: the phase-2 pool is empty and no longer determines the answer
+    env.reset(options={"config_id": 0})
+    obs, _, term, _, info = env.step(f"<answer>{truth}</answer>\n<unnecessary>1-{n}</unnecessary>")
+    assert not term and info["necessity"]["phase"] == 2 and info["necessity"]["evidence"] == []
+    assert "full_success" not in info["necessity"]  # no leak before the end
+    obs, reward, term, _, info = env.step(f"<answer>{truth}</answer>")
+    assert term and reward == 1.0 and info["necessity"]["pruning_ratio"] == 1.0
+    assert info["necessity"]["pruned_sufficient"] is False
+    # keep everything
+    env.reset(options={"config_id": 0})
+    env.step(f"<answer>{truth % 4 + 1}</answer><unnecessary>none</unnecessary>")
+    *_, info = env.step(f"<answer>{truth % 4 + 1}</answer>")
+    assert info["outcome"] == "failure" and info["necessity"]["pruning_ratio"] == 0.0
+    assert info["necessity"]["full_success"] is False and info["necessity"]["pruned_sufficient"] is True
+    assert len(env.unwrapped.transcript) == 5
+
+
+def test_unnecessary_parser_and_number_ranges():
+    assert parse_unnecessary("x <unnecessary>3, 1-2 [5]</unnecessary>", 5) == [1, 2, 3, 5]
+    assert parse_unnecessary("<UNNECESSARY> none </UNNECESSARY>", 5) == []
+    assert format_numbers([1, 2, 3, 7, 9, 10]) == "1-3, 7, 9-10"
+    for bad in ("<unnecessary>0</unnecessary>", "<unnecessary>3-1</unnecessary>", "<unnecessary>a</unnecessary>", "<unnecessary>1"):
+        with pytest.raises(ValueError):
+            parse_unnecessary(bad, 5)
+
+
+# ---------------------------------------------------------------- plumbing
+def test_probe_kwarg_of_the_entry_point_and_errors():
+    env = gym.make("MTP/HiddenSubset-v0", difficulty=4, probe="counterfactual", probe_kwargs={"revise_query": 3})
+    assert env.unwrapped.difficulty == 4 and env.spec.additional_wrappers[-1].kwargs["revise_query"] == 3
+    assert isinstance(gym.make("MTP/HiddenSubset-v0").unwrapped, GameEnv)
+    with pytest.raises(ValueError, match="probe"):
+        gym.make("MTP/HiddenSubset-v0", probe="nope")
+    with pytest.raises(ValueError, match="probe_kwargs"):
+        gym.make("MTP/HiddenSubset-v0", probe="noise", probe_kwargs={"domain": "law"})
+    with pytest.raises(ValueError, match="probe_kwargs"):
+        gym.make("MTP/HiddenSubset-v0", probe_kwargs={"seed": 1})
+    for name in PROBES:
+        if name != "noise":
+            with pytest.raises(ValueError, match="query game"):
+                apply_probe(gym.make("MTP/WordGuess-v0"), name)
+    assert apply_probe(gym.make("MTP/WordGuess-v0"), "noise").reset(seed=0)[0]
+
+
+def test_cli_probe_reaches_the_env(tmp_path):
+    from mtp_gym.eval.cli import main
+
+    argv = ["eval", "--env", "MTP/HiddenSubset-v0", "--split", "2", "--out", str(tmp_path), "--no-report", "--no-progress"]
+    assert main(argv + ["--agent", "necessity_oracle", "--probe", "necessity", "--env-kwargs", '{"difficulty": 2}']) == 0
+    records = [json.loads(line) for line in (tmp_path / "necessity_oracle" / "episodes.jsonl").read_text().splitlines()]
+    assert len(records) == 2 and all(r["outcome"] == "success" for r in records)
+    assert all(r["hidden"]["level"] == 2 and r["hidden"]["probe"]["pruned_success"] for r in records)
+    with pytest.raises(SystemExit, match="--probe"):
+        main(argv + ["--agent", "oracle", "--probe", "bogus"])
+
+
+@pytest.mark.parametrize("probe", sorted(PROBES))
+def test_probe_wrappers_pass_the_gymnasium_checks(probe):
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*different from the unwrapped version.*")
+        check_env(apply_probe(gym.make("MTP/HiddenSubset-v0").unwrapped, probe), skip_render_check=True)
+    vec = gym.make_vec("MTP/HiddenNumber-v0", num_envs=2, vectorization_mode="sync", probe=probe)
+    obs, info = vec.reset(seed=[1, 2])
+    assert len(obs) == 2 and all(isinstance(o, str) and o for o in obs)
+    vec.close()
