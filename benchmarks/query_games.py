@@ -1,6 +1,6 @@
 """Hidden-state query games: per game and level, oracle and random scores, split times, steps/s.
 
-Run: ``python benchmarks/query_games.py [--steps N]``. Prints one table row per game and
+Run: ``python benchmarks/query_games.py [--steps N] [--games A,B]``. Prints one table row per game and
 level (budget, hidden states, oracle successes / mean turns over the full benchmark split,
 random successes, oracle seconds per split) and the env's steps/s with a scripted player that
 sends pre-built legal queries, against a baseline measured in the same run: the bare
@@ -68,14 +68,20 @@ def steps_rate(env_id: str, steps: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--games", default="", help="comma list of game names to run (default: every game)")
     args = parser.parse_args()
+    wanted = {f"MTP/{g.strip()}-v0" for g in args.games.split(",") if g.strip()}
+    unknown = wanted - set(GAME_IDS)
+    if unknown:
+        parser.error(f"--games: unknown {sorted(unknown)}; allowed: {sorted(i[4:-3] for i in GAME_IDS)}")
+    ids = sorted(wanted or GAME_IDS)
     print("| env id | level | budget | hidden states | oracle solved | oracle mean turns | random solved | oracle s/split |")
     print("|---|---|---|---|---|---|---|---|")
-    for env_id in sorted(GAME_IDS):
+    for env_id in ids:
         for level in range(1, 6):
             print(split_row(env_id, level), flush=True)
     print()
-    for env_id in sorted(GAME_IDS):
+    for env_id in ids:
         env_rate, base = steps_rate(env_id, args.steps)
         print(f"{env_id} (level 5): {env_rate:,.0f} env steps/s; bare Game.respond {base:,.0f} calls/s; "
               f"env/respond ratio {env_rate / base:.3f}")

@@ -16,7 +16,7 @@ import pytest
 
 import mtp_gym  # noqa: F401
 from agents import make_agent
-from agents.oracles.necessity import NecessityOracle, irreducible_subset
+from agents.oracles.necessity import irreducible_subset
 from agents.oracles.query_games import QueryGameOracle
 from mtp_gym.eval.runner import public_info
 from mtp_gym.games import GameEnv, resolve_game
@@ -184,9 +184,10 @@ def test_counterfactual_second_answer_is_wrong_then_corrected(env_id):
     assert "corrections" not in info2["feedback"]
     obs3, *_, info3 = env.step(game.describe_query(q3, a3))
     assert info3["feedback"]["corrections"] == [{"query": q2, "args": a2, "answer": truth}]
-    assert info3["feedback"]["answer"] == game.respond(game.hidden, q3, a3)
+    answer3 = game.respond(game.hidden, q3, a3)
+    assert info3["feedback"]["answer"] == answer3
     assert obs3.startswith("Correction:") and game.reply(q2, a2, truth) in obs3
-    assert obs3.endswith(game.reply(q3, a3, info3["feedback"]["answer"]))
+    assert obs3.endswith(game.reply(q3, a3, answer3))
     assert info3["hidden"]["probe"]["revised"] == {"query": q2, "args": a2, "wrong": wrong, "answer": truth, "turn": 2}
     assert "revised" not in info3["probe"]
     assert game_env.transcript[-3]["content"] == obs2  # the log shows what the agent saw

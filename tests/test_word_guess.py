@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-import shutil
 import subprocess
 import sys
 from pathlib import Path

@@ -12,16 +12,15 @@ configuration and is part of the public configuration.
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from typing import Hashable
 
-import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
-from mtp_gym.games.trees import children_of, depths_of, nodes_of, random_tree, render_tree, subtree_masks
+from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.trees import ShownTreeGame, children_of, depths_of, nodes_of, subtree_masks
 
 
-class HiddenTreeNode(Game):
+class HiddenTreeNode(ShownTreeGame):
     name = "HiddenTreeNode"
     structure = "tree"
     inference = "deductive"
@@ -52,18 +51,6 @@ class HiddenTreeNode(Game):
         "You have {budget} turns in all (questions and the answer)."
     )
     answer_format = "<answer>4</answer>"
-
-    @classmethod
-    def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
-        p = cls.levels[level - 1]
-        return {"parents": random_tree(p["n"], p["depth"], p["max_children"], rng)}
-
-    @property
-    def parents(self) -> tuple[int, ...]:
-        return tuple(self.public["parents"])
-
-    def rules_fields(self) -> dict[str, Any]:
-        return {"tree_text": render_tree(self.parents)}
 
     def candidate_states(self) -> tuple[int, ...]:
         return tuple(nodes_of(self.parents))

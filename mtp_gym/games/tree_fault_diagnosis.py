@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from itertools import combinations
 from typing import Any, Hashable
 
 import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
-from mtp_gym.games.trees import children_of, leaves_of, nodes_of, random_tree, render_tree, subtree_masks
+from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.trees import ShownTreeGame, children_of, leaves_of, nodes_of, random_tree, subtree_masks
 
 
 def dark_mask(parents: tuple[int, ...], faults: tuple[int, ...]) -> int:
@@ -83,7 +82,7 @@ def explanations(parents: tuple[int, ...], dark_leaves: tuple[int, ...]) -> tupl
     return tuple(tuple(sorted(f)) for f in covers(1))
 
 
-class TreeFaultDiagnosis(Game):
+class TreeFaultDiagnosis(ShownTreeGame):
     name = "TreeFaultDiagnosis"
     structure = "tree"
     inference = "abductive"
@@ -144,14 +143,10 @@ class TreeFaultDiagnosis(Game):
             if low <= count_explanations(parents, dark) <= high:
                 return {"parents": parents, "dark_leaves": tuple(v for v in leaves_of(parents) if dark >> v & 1)}
 
-    @property
-    def parents(self) -> tuple[int, ...]:
-        return tuple(self.public["parents"])
-
     def rules_fields(self) -> dict[str, Any]:
         power = self.vocab["power"]
         return {
-            "tree_text": render_tree(self.parents),
+            **super().rules_fields(),
             "dark_text": ", ".join(str(v) for v in self.public["dark_leaves"]),
             "power_cap": power[:1].upper() + power[1:],
         }

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any, Hashable
+from typing import Hashable
 
-import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
-from mtp_gym.games.trees import children_of, depths_of, heights_of, nodes_of, random_tree, render_tree, subtree_masks
+from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.trees import ShownTreeGame, children_of, depths_of, heights_of, nodes_of, subtree_masks
 
 FEATURES = ("depth", "children", "height", "size", "leaves")
 OPS = (">=", "<=", "=")
@@ -78,7 +77,7 @@ def _rule_classes(parents: tuple[int, ...]) -> tuple[dict[int, Rule], tuple[Rule
     return first, states
 
 
-class TreeLabelRule(Game):
+class TreeLabelRule(ShownTreeGame):
     name = "TreeLabelRule"
     structure = "tree"
     inference = "inductive"
@@ -121,18 +120,6 @@ class TreeLabelRule(Game):
         "You have {budget} turns in all (questions and the answer)."
     )
     answer_format = "<answer>height >= 2</answer>"
-
-    @classmethod
-    def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
-        p = cls.levels[level - 1]
-        return {"parents": random_tree(p["n"], p["depth"], p["max_children"], rng)}
-
-    @property
-    def parents(self) -> tuple[int, ...]:
-        return tuple(self.public["parents"])
-
-    def rules_fields(self) -> dict[str, Any]:
-        return {"tree_text": render_tree(self.parents)}
 
     def candidate_states(self) -> tuple[Rule, ...]:
         return _rule_classes(self.parents)[1]

@@ -16,13 +16,12 @@ from __future__ import annotations
 import re
 from functools import cache
 from itertools import product
-from typing import Any, Hashable
+from typing import Hashable
 
-import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
-from mtp_gym.games.trees import children_of, nodes_of, random_tree, render_tree
+from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.trees import ShownTreeGame, children_of, nodes_of
 
 OPS = ("sum", "max", "min")
 _COMBINE = {"sum": sum, "max": max, "min": min}
@@ -56,7 +55,7 @@ def _rule_classes(parents: tuple[int, ...], a_max: int, b_max: int, m_max: int) 
     return first, tuple(first.values())
 
 
-class TreeRecursionRule(Game):
+class TreeRecursionRule(ShownTreeGame):
     name = "TreeRecursionRule"
     structure = "tree"
     inference = "inductive"
@@ -89,21 +88,9 @@ class TreeRecursionRule(Game):
     )
     answer_format = "<answer>leaf=1; node=1*max+2</answer>"
 
-    @classmethod
-    def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
-        p = cls.levels[level - 1]
-        return {"parents": random_tree(p["n"], p["depth"], p["max_children"], rng)}
-
-    @property
-    def parents(self) -> tuple[int, ...]:
-        return tuple(self.public["parents"])
-
     def _classes(self) -> tuple[dict, tuple[Rule, ...]]:
         p = self.params
         return _rule_classes(self.parents, p["a_max"], p["b_max"], p["m_max"])
-
-    def rules_fields(self) -> dict[str, Any]:
-        return {"tree_text": render_tree(self.parents)}
 
     def candidate_states(self) -> tuple[Rule, ...]:
         return self._classes()[1]

@@ -25,8 +25,8 @@ from typing import Any, Hashable
 import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
-from mtp_gym.games.trees import children_of, leaves_of, nodes_of, random_tree, render_tree, subtree_masks
+from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.trees import ShownTreeGame, children_of, leaves_of, nodes_of, random_tree, subtree_masks
 
 
 def trait_mask(parents: tuple[int, ...], mutations: tuple[int, ...]) -> int:
@@ -72,7 +72,7 @@ def explanations(parents: tuple[int, ...], with_trait: tuple[int, ...], k: int) 
     return tuple(sorted(out))
 
 
-class TreeTraitMutations(Game):
+class TreeTraitMutations(ShownTreeGame):
     name = "TreeTraitMutations"
     structure = "tree"
     inference = "abductive"
@@ -136,14 +136,10 @@ class TreeTraitMutations(Game):
             if low <= len(explanations(parents, with_trait, p["k"])) <= high:
                 return {"parents": parents, "with_trait": with_trait}
 
-    @property
-    def parents(self) -> tuple[int, ...]:
-        return tuple(self.public["parents"])
-
     def rules_fields(self) -> dict[str, Any]:
         shown = self.public["with_trait"]
         return {
-            "tree_text": render_tree(self.parents),
+            **super().rules_fields(),
             "trait_text": ", ".join(str(v) for v in shown) if shown else "none",
         }
 

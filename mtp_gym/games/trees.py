@@ -1,4 +1,4 @@
-"""Rooted-tree helpers shared by the tree games (not a game itself).
+"""Rooted-tree helpers shared by the tree games, and ``ShownTreeGame``, their common base.
 
 A tree on the nodes ``1..n`` is stored as its parent tuple ``parents`` with ``parents[0] == 0``
 (node 1 is the root) and ``parents[i - 1] < i`` for every other node ``i``, so node numbers
@@ -10,8 +10,11 @@ on every candidate state by the oracle and the tests, stay cheap.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import numpy as np
+
+from mtp_gym.games.base import Game
 
 __all__ = [
     "random_tree",
@@ -22,6 +25,7 @@ __all__ = [
     "leaves_of",
     "render_tree",
     "nodes_of",
+    "ShownTreeGame",
 ]
 
 
@@ -116,3 +120,20 @@ def render_tree(parents: tuple[int, ...], arrow: str = "->") -> str:
     return "\n".join(
         f"  {v} {arrow} {', '.join(str(c) for c in kids[v])}" for v in nodes_of(parents) if kids[v]
     )
+
+
+class ShownTreeGame(Game):
+    """A game on a random tree shown in the rules (public ``parents``; ``{tree_text}`` in the
+    rules template). Levels need ``n``, ``depth`` and ``max_children``."""
+
+    @classmethod
+    def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
+        p = cls.levels[level - 1]
+        return {"parents": random_tree(p["n"], p["depth"], p["max_children"], rng)}
+
+    @property
+    def parents(self) -> tuple[int, ...]:
+        return tuple(self.public["parents"])
+
+    def rules_fields(self) -> dict[str, Any]:
+        return {"tree_text": render_tree(self.parents)}
