@@ -72,6 +72,37 @@ def explanations(parents: tuple[int, ...], with_trait: tuple[int, ...], k: int) 
     return tuple(sorted(out))
 
 
+def count_explanations(parents: tuple[int, ...], with_trait: tuple[int, ...], k: int) -> int:
+    """``len(explanations(parents, with_trait, k))`` by dynamic programming over the tree (the
+    generator's rejection test; enumerating every candidate there is 10x slower)."""
+    n = len(parents)
+    kids = children_of(parents)
+    shown = set(with_trait)
+    ways: dict[int, tuple[list[int], list[int]]] = {}  # node -> (trait off, trait on): ways by mutation count below it
+
+    def add_child(acc: list[int], child: list[int], shift: int) -> list[int]:
+        out = [0] * (k + 1)
+        for i, a in enumerate(acc):
+            if a:
+                for j, b in enumerate(child[: k + 1 - i - shift]):
+                    out[i + j + shift] += a * b
+        return out
+
+    for v in range(n, 0, -1):
+        per_trait = []
+        for t in (False, True):
+            acc = [1] + [0] * k
+            for c in kids[v]:
+                if kids[c]:
+                    child_off, child_on = ways[c]
+                    acc = [x + y for x, y in zip(add_child(acc, child_off, int(t)), add_child(acc, child_on, int(not t)))]
+                else:
+                    acc = add_child(acc, [1], int((c in shown) != t))
+            per_trait.append(acc)
+        ways[v] = (per_trait[0], per_trait[1])
+    return ways[1][0][k]
+
+
 class TreeTraitMutations(ShownTreeGame):
     name = "TreeTraitMutations"
     structure = "tree"
@@ -133,7 +164,7 @@ class TreeTraitMutations(ShownTreeGame):
             mutations = tuple(int(x) + 2 for x in rng.choice(p["n"] - 1, size=p["k"], replace=False))
             traits = trait_mask(parents, mutations)
             with_trait = tuple(v for v in leaves_of(parents) if traits >> v & 1)
-            if low <= len(explanations(parents, with_trait, p["k"])) <= high:
+            if low <= count_explanations(parents, with_trait, p["k"]) <= high:
                 return {"parents": parents, "with_trait": with_trait}
 
     def rules_fields(self) -> dict[str, Any]:
