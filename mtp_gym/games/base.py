@@ -47,7 +47,7 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction
 
-__all__ = ["QuerySpec", "Game", "Evidence", "config_rng", "parse_action", "STRUCTURES", "INFERENCES"]
+__all__ = ["QuerySpec", "Game", "Evidence", "config_rng", "parse_action", "answer_items", "answer_ints", "STRUCTURES", "INFERENCES"]
 
 STRUCTURES = ("set", "sequence", "tree", "graph")
 INFERENCES = ("deductive", "inductive", "abductive")
@@ -87,6 +87,21 @@ def config_rng(game_name: str, level: int, index: int) -> np.random.Generator:
     """
     return np.random.default_rng([zlib.crc32(game_name.encode()), level, index])
 
+
+
+def answer_items(text: str) -> list[str]:
+    """The comma- or space-separated items of an ``<answer>`` (enclosing brackets and a final
+    period stripped)."""
+    return [p for p in re.split(r"[,\s]+", text.strip(" .{}[]()")) if p]
+
+
+def answer_ints(text: str, answer_format: str) -> list[int]:
+    """``answer_items`` as ints; an item that is not one is an ``InvalidAction`` that shows
+    ``answer_format``."""
+    try:
+        return [int(p) for p in answer_items(text)]
+    except ValueError:
+        raise InvalidAction(f"the answer {text[:60]!r} is not a list of numbers; submit as {answer_format}.") from None
 
 def parse_action(text: str) -> tuple[str, str]:
     """``("query", NAME)`` / ``("answer", "")`` kind and the raw content of the LAST tag.

@@ -21,7 +21,6 @@ under a uniform prior). Levels ``(s, n, k, r)`` and explanations: (6, 6, 2, 2) 2
 
 from __future__ import annotations
 
-import re
 import string
 from functools import cache
 from itertools import combinations
@@ -30,7 +29,7 @@ from typing import Any, Hashable
 import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.base import Game, QuerySpec, answer_items
 
 Cause = tuple  # sorted source letters
 
@@ -122,7 +121,7 @@ class FaultDiagnosis(Game):
 
     def parse_answer(self, text: str) -> Cause:
         s, k = self.params["s"], self.params["k"]
-        parts = [p for p in re.split(r"[,\s]+", text.strip(" .{}[]()")) if p]
+        parts = answer_items(text)
         letters = string.ascii_uppercase[:s]
         values = tuple(sorted({p.upper() for p in parts}))
         if len(values) != k or not all(len(v) == 1 and v in letters for v in values):

@@ -9,13 +9,12 @@ Levels grow ``(n, k)``: (6, 2), (8, 3), (10, 3), (12, 4), (14, 5), i.e. 15 to 20
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from itertools import combinations
 from typing import Hashable
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.base import Game, QuerySpec, answer_ints
 
 
 @cache
@@ -65,11 +64,7 @@ class HiddenSubset(Game):
         return sum(a <= x <= b for x in hidden)
 
     def parse_answer(self, text: str) -> tuple[int, ...]:
-        parts = [p for p in re.split(r"[,\s]+", text.strip(" .{}[]()")) if p]
-        try:
-            values = tuple(sorted({int(p) for p in parts}))
-        except ValueError:
-            raise InvalidAction(f"the answer {text[:60]!r} is not a list of integers; submit as {self.answer_format}.") from None
+        values = tuple(sorted(set(answer_ints(text, self.answer_format))))
         n, k = self.params["n"], self.params["k"]
         if len(values) != k or not all(1 <= x <= n for x in values):
             raise InvalidAction(f"submit exactly {k} distinct {self.vocab['items']} from 1 to {n}, as {self.answer_format}.")

@@ -12,13 +12,12 @@ root when it has none among ``2..v-1``). Levels grow ``n``: 4, 5, 6, 7, 8 nodes,
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from itertools import product
 from typing import Hashable
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.base import Game, QuerySpec, answer_ints
 from mtp_gym.games.trees import children_of, depths_of, subtree_masks
 
 
@@ -95,11 +94,7 @@ class HiddenTreeShape(Game):
         return len(children_of(parents)[args[0]])
 
     def parse_answer(self, text: str) -> tuple[int, ...]:
-        parts = [p for p in re.split(r"[,\s]+", text.strip(" .{}[]()")) if p]
-        try:
-            values = tuple(int(p) for p in parts)
-        except ValueError:
-            raise InvalidAction(f"the answer {text[:60]!r} is not a list of numbers; submit as {self.answer_format}.") from None
+        values = tuple(answer_ints(text, self.answer_format))
         n = self.params["n"]
         if len(values) != n - 1 or not all(1 <= p < v for v, p in enumerate(values, start=2)):
             raise InvalidAction(

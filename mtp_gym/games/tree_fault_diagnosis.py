@@ -17,14 +17,13 @@ explanations lies in the level's range): depth 2 / 7 nodes / k 1 / 2-4 explanati
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import Any, Hashable
 
 import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.base import QuerySpec, answer_ints
 from mtp_gym.games.trees import ShownTreeGame, children_of, leaves_of, nodes_of, random_tree, subtree_masks
 
 
@@ -167,11 +166,7 @@ class TreeFaultDiagnosis(ShownTreeGame):
         return not dark_mask(self.parents, hidden) >> v & 1
 
     def parse_answer(self, text: str) -> tuple[int, ...]:
-        parts = [p for p in re.split(r"[,\s]+", text.strip(" .{}[]()")) if p]
-        try:
-            values = tuple(sorted({int(p) for p in parts}))
-        except ValueError:
-            raise InvalidAction(f"the answer {text[:60]!r} is not a list of numbers; submit as {self.answer_format}.") from None
+        values = tuple(sorted(set(answer_ints(text, self.answer_format))))
         n = self.params["n"]
         if not values or not all(1 <= x <= n for x in values):
             raise InvalidAction(f"submit one or more {self.vocab['nodes']} from 1 to {n}, as {self.answer_format}.")

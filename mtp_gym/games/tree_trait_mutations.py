@@ -18,14 +18,13 @@ k 2 / 2-4 explanations, 3 / 12 / 2 / 5-12, 4 / 18 / 3 / 13-40, 5 / 26 / 3 / 41-1
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import Any, Hashable
 
 import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.base import QuerySpec, answer_ints
 from mtp_gym.games.trees import ShownTreeGame, children_of, leaves_of, nodes_of, random_tree, subtree_masks
 
 
@@ -191,11 +190,7 @@ class TreeTraitMutations(ShownTreeGame):
         return sum(mask >> m & 1 for m in hidden)
 
     def parse_answer(self, text: str) -> tuple[int, ...]:
-        parts = [p for p in re.split(r"[,\s]+", text.strip(" .{}[]()")) if p]
-        try:
-            values = tuple(sorted({int(p) for p in parts}))
-        except ValueError:
-            raise InvalidAction(f"the answer {text[:60]!r} is not a list of numbers; submit as {self.answer_format}.") from None
+        values = tuple(sorted(set(answer_ints(text, self.answer_format))))
         n, k = self.params["n"], self.params["k"]
         if len(values) != k or not all(2 <= x <= n for x in values):
             raise InvalidAction(f"submit exactly {k} distinct {self.vocab['nodes']} from 2 to {n}, as {self.answer_format}.")

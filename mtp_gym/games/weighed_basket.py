@@ -20,7 +20,6 @@ prior). Levels ``(n, k, w)`` and explanations: (6, 3, 6) 2-3, (8, 4, 9) 4-7, (9,
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from itertools import combinations
 from typing import Any, Hashable
@@ -28,7 +27,7 @@ from typing import Any, Hashable
 import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.base import Game, QuerySpec, answer_ints
 
 Basket = tuple  # sorted item numbers (1-based)
 
@@ -108,11 +107,7 @@ class WeighedBasket(Game):
         return sum(a <= i <= b for i in hidden)
 
     def parse_answer(self, text: str) -> Basket:
-        parts = [p for p in re.split(r"[,\s]+", text.strip(" .{}[]()")) if p]
-        try:
-            values = tuple(sorted({int(p) for p in parts}))
-        except ValueError:
-            raise InvalidAction(f"the answer {text[:60]!r} is not a list of integers; submit as {self.answer_format}.") from None
+        values = tuple(sorted(set(answer_ints(text, self.answer_format))))
         n, k = self.params["n"], self.params["k"]
         if len(values) != k or not all(1 <= x <= n for x in values):
             raise InvalidAction(f"submit exactly {k} distinct {self.vocab['items']} from 1 to {n}, as {self.answer_format}.")
