@@ -12,7 +12,9 @@ A puzzle subclasses :class:`TextPuzzleEnv` and implements only its rules:
   (users keep what ``step`` returns; ``check_env`` rejects shared mutable objects).
 
 The base class owns the turn budget, consecutive-format-error limit, ``info`` keys,
-transcript, rendering, Text spaces and config selection.
+transcript, rendering, Text spaces and config selection. Every ``info`` value keeps one type
+through an episode (``score`` is 0.0 until ``outcome`` is set): gymnasium's vector envs type
+each batched key by the first env's value, so a puzzle's ``feedback`` must do the same.
 """
 
 from __future__ import annotations
