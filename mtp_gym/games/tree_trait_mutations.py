@@ -12,8 +12,9 @@ branch into ``v`` included); the agent submits the ``k`` nodes whose branch muta
 ``trait`` answers determine them (``v`` mutated exactly when its trait differs from its
 parent's). Levels grow the tree, ``k`` and the number of explanations of the shown pattern
 (configurations are redrawn until the count lies in the level's range): depth 2 / 7 nodes /
-k 2 / 2-4 explanations, 3 / 12 / 2 / 5-12, 4 / 18 / 3 / 13-40, 5 / 26 / 3 / 41-120,
-6 / 36 / 4 / 121-400 (at most 3 children per node).
+k 2 / 2-4 explanations, 3 / 12 / 2 / 3-12, 4 / 18 / 3 / 6-20, 5 / 26 / 3 / 10-40,
+6 / 36 / 4 / 24-120 (at most 3 children per node; ranges that random draws reach often
+enough, so that a reset stays in the milliseconds).
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ def explanations(parents: tuple[int, ...], with_trait: tuple[int, ...], k: int) 
 
 
 def count_explanations(parents: tuple[int, ...], with_trait: tuple[int, ...], k: int) -> int:
-    """``len(explanations(parents, with_trait, k))`` by dynamic programming over the tree (the
-    generator's rejection test; enumerating every candidate there is 10x slower)."""
+    """``len(explanations(parents, with_trait, k))`` by dynamic programming over the tree,
+    without listing them (the generator's rejection test)."""
     n = len(parents)
     kids = children_of(parents)
     shown = set(with_trait)
@@ -110,10 +111,10 @@ class TreeTraitMutations(ShownTreeGame):
         {"depth": d, "n": n, "k": k, "max_children": 3, "explanations": e}
         for d, n, k, e in (
             (2, 7, 2, (2, 4)),
-            (3, 12, 2, (5, 12)),
-            (4, 18, 3, (13, 40)),
-            (5, 26, 3, (41, 120)),
-            (6, 36, 4, (121, 400)),
+            (3, 12, 2, (3, 12)),
+            (4, 18, 3, (6, 20)),
+            (5, 26, 3, (10, 40)),
+            (6, 36, 4, (24, 120)),
         )
     )
     budgets = (5, 7, 9, 11, 13)
