@@ -310,3 +310,21 @@ def test_sample_consistent_returns_only_consistent_states(env_id):
     expected = [s for s in game.candidate_states() if all(game.respond(s, q, a) == v for q, a, v in evidence)]
     assert states == expected
     assert len(game.sample_consistent(evidence, np.random.default_rng(0), 2)) == min(2, len(expected))
+
+
+def test_public_view_shares_nothing_mutable():
+    """``info["game"]["public"]`` is a fresh copy: hashable tuples are shared (immutable),
+    lists, dicts and sets are new on every call."""
+    from mtp_gym.games.base import _plain
+
+    data = {"edges": ((1, 2), (2, 3)), "lists": [1, [2, 3]], "mixed": ([1], 2), "set": {1, 2}}
+    copy = _plain(data)
+    assert copy == data and copy is not data
+    assert copy["edges"] is data["edges"]
+    assert copy["lists"] is not data["lists"] and copy["lists"][1] is not data["lists"][1]
+    assert copy["mixed"][0] is not data["mixed"][0] and copy["set"] is not data["set"]
+    env = gym.make("MTP/HiddenEdges-v0")
+    _, info = env.reset(options={"config_id": 0})
+    info["game"]["public"].clear()
+    _, info2 = env.reset(options={"config_id": 0})
+    assert info2["game"]["public"]

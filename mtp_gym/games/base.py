@@ -373,13 +373,17 @@ class Game:
 
 
 def _plain(value: Any) -> Any:
-    """A deep copy of public data (new containers on every call, tuples stay tuples)."""
+    """A copy of public data that shares nothing mutable: new dicts, lists and sets on every
+    call; a hashable tuple (immutable all the way down) is shared as it is."""
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_plain(v) for v in value]
+    if isinstance(value, set):
+        return set(value)  # set members are hashable, hence immutable
     if isinstance(value, tuple):
-        return tuple(_plain(v) for v in value)
-    if isinstance(value, (set, frozenset)):
-        return type(value)(_plain(v) for v in value)
+        try:
+            hash(value)
+        except TypeError:  # holds a list, dict or set
+            return tuple(_plain(v) for v in value)
     return value
