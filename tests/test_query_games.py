@@ -323,8 +323,9 @@ def test_public_view_shares_nothing_mutable():
     assert copy["edges"] is data["edges"]
     assert copy["lists"] is not data["lists"] and copy["lists"][1] is not data["lists"][1]
     assert copy["mixed"][0] is not data["mixed"][0] and copy["set"] is not data["set"]
-    env = gym.make("MTP/HiddenEdges-v0")
+    env = gym.make("MTP/HiddenColoring-v0")
     _, info = env.reset(options={"config_id": 0})
+    assert info["game"]["public"]
     info["game"]["public"].clear()
-    _, info2 = env.reset(options={"config_id": 0})
-    assert info2["game"]["public"]
+    info2 = env.step("not an action")[-1]
+    assert info2["game"]["public"] and env.unwrapped.game.public
