@@ -41,8 +41,8 @@ Information:
     The common keys, plus ``game`` (public, seen by agents): ``name``, ``structure``,
     ``inference``, ``level``, ``public``. ``feedback`` after a query: ``query``, ``args``
     (tuple), ``answer`` (the value, yes/no as 1/0: ``feedback_value``); after an answer:
-    ``submitted`` (parsed), ``correct``; on a format error: ``error``. Probes that alter an answer must
-    alter ``feedback["answer"]`` too, and announce a correction as
+    ``submitted`` (parsed), ``correct``; on a format error: ``error``. Probes that alter an
+    answer must alter ``feedback["answer"]`` too, and announce a correction as
     ``feedback["corrections"] = [{"query", "args", "answer"}]``. ``hidden``: ``state`` (the
     hidden state), ``target`` (the right answer text), ``public``, ``level``.
 
