@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 import zlib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar, Hashable, Iterable, Sequence
 
 import numpy as np
@@ -188,8 +189,10 @@ class Game:
 
     @classmethod
     def benchmark(cls, level: int, index: int, **kwargs: Any) -> "Game":
-        """Benchmark configuration ``index`` of ``level`` (fixed seeds, see :func:`config_rng`)."""
-        return cls.generate(level, config_rng(cls.name, level, index), **kwargs)
+        """Benchmark configuration ``index`` of ``level`` (fixed seeds, see :func:`config_rng`;
+        drawn once per process, so resetting to a configuration again costs no generation)."""
+        public, hidden = _benchmark_draw(cls, level, index)
+        return cls(level, public, hidden, **kwargs)
 
     @classmethod
     def budget(cls, level: int) -> int:
@@ -370,6 +373,13 @@ class Game:
             "level": self.level,
             "public": _plain(self.public),
         }
+
+
+@lru_cache(maxsize=8192)
+def _benchmark_draw(cls: type[Game], level: int, index: int) -> tuple[dict[str, Any], Any]:
+    """The public part and hidden state of a benchmark configuration (treat as read-only)."""
+    game = cls.generate(level, config_rng(cls.name, level, index))
+    return game.public, game.hidden
 
 
 def _plain(value: Any) -> Any:
