@@ -48,7 +48,7 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction
 
-__all__ = ["QuerySpec", "Game", "Evidence", "config_rng", "parse_action", "answer_items", "answer_ints", "STRUCTURES", "INFERENCES"]
+__all__ = ["QuerySpec", "Game", "Evidence", "config_rng", "parse_action", "answer_items", "answer_ints", "answer_subset", "STRUCTURES", "INFERENCES"]
 
 STRUCTURES = ("set", "sequence", "tree", "graph")
 INFERENCES = ("deductive", "inductive", "abductive")
@@ -93,7 +93,7 @@ def config_rng(game_name: str, level: int, index: int) -> np.random.Generator:
 def answer_items(text: str) -> list[str]:
     """The comma- or space-separated items of an ``<answer>`` (enclosing brackets and a final
     period stripped)."""
-    return [p for p in re.split(r"[,\s]+", text.strip(" .{}[]()")) if p]
+    return [p for p in re.split(r"[,;\s]+", text.strip(" .{}[]()")) if p]
 
 
 def answer_ints(text: str, answer_format: str) -> list[int]:
@@ -103,6 +103,16 @@ def answer_ints(text: str, answer_format: str) -> list[int]:
         return [int(p) for p in answer_items(text)]
     except ValueError:
         raise InvalidAction(f"the answer {text[:60]!r} is not a list of numbers; submit as {answer_format}.") from None
+
+
+def answer_subset(text: str, answer_format: str, k: int, low: int, high: int, message: str) -> tuple[int, ...]:
+    """Exactly ``k`` distinct integers from ``low..high`` (``answer_ints``), sorted; a repeat,
+    a wrong count or a number out of range is an ``InvalidAction(message)``."""
+    values = answer_ints(text, answer_format)
+    out = tuple(sorted(set(values)))
+    if len(values) != k or len(out) != k or not all(low <= x <= high for x in out):
+        raise InvalidAction(message)
+    return out
 
 def parse_action(text: str) -> tuple[str, str]:
     """``("query", NAME)`` / ``("answer", "")`` kind and the raw content of the LAST tag.

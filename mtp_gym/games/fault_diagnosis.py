@@ -22,7 +22,7 @@ under a uniform prior). Levels ``(s, n, k, r)`` and explanations: (6, 6, 2, 2) 2
 from __future__ import annotations
 
 import string
-from functools import cache
+from functools import lru_cache
 from itertools import combinations
 from typing import Any, Hashable
 
@@ -34,7 +34,7 @@ from mtp_gym.games.base import Game, QuerySpec, answer_items
 Cause = tuple  # sorted source letters
 
 
-@cache
+@lru_cache(maxsize=1024)  # bounded: generated configs bring new keys forever
 def explanations(links: tuple[tuple[int, ...], ...], outcome: tuple[int, ...], k: int) -> tuple[Cause, ...]:
     """Every ``k``-set of {sources} (letters) whose links' union is exactly ``outcome``."""
     target = frozenset(outcome)
@@ -124,7 +124,7 @@ class FaultDiagnosis(Game):
         parts = answer_items(text)
         letters = string.ascii_uppercase[:s]
         values = tuple(sorted({p.upper() for p in parts}))
-        if len(values) != k or not all(len(v) == 1 and v in letters for v in values):
+        if len(parts) != k or len(values) != k or not all(len(v) == 1 and v in letters for v in values):
             raise InvalidAction(
                 f"submit exactly {k} distinct {self.vocab['sources']} among {', '.join(letters)}, as {self.answer_format}."
             )

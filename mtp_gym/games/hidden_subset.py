@@ -13,8 +13,7 @@ from functools import cache
 from itertools import combinations
 from typing import Hashable
 
-from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec, answer_ints
+from mtp_gym.games.base import Game, QuerySpec, answer_subset
 
 
 @cache
@@ -64,11 +63,9 @@ class HiddenSubset(Game):
         return sum(a <= x <= b for x in hidden)
 
     def parse_answer(self, text: str) -> tuple[int, ...]:
-        values = tuple(sorted(set(answer_ints(text, self.answer_format))))
         n, k = self.params["n"], self.params["k"]
-        if len(values) != k or not all(1 <= x <= n for x in values):
-            raise InvalidAction(f"submit exactly {k} distinct {self.vocab['items']} from 1 to {n}, as {self.answer_format}.")
-        return values
+        message = f"submit exactly {k} distinct {self.vocab['items']} from 1 to {n}, as {self.answer_format}."
+        return answer_subset(text, self.answer_format, k, 1, n, message)
 
     def format_answer(self, target: Hashable) -> str:
         return ", ".join(str(x) for x in target)

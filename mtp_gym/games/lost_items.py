@@ -25,9 +25,7 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
-from mtp_gym.games.range_sums import parse_ints
+from mtp_gym.games.base import Game, QuerySpec, answer_subset
 
 Lost = tuple[int, ...]
 
@@ -105,11 +103,9 @@ class LostItems(Game):
         return (j - i + 1) - sum(i <= p <= j for p in hidden)
 
     def parse_answer(self, text: str) -> Lost:
-        values = tuple(sorted(set(parse_ints(text))))
         n, d = self.params["n"], self.params["d"]
-        if len(values) != d or not all(1 <= p <= n for p in values):
-            raise InvalidAction(f"submit exactly {d} distinct {self.vocab['positions']} from 1 to {n}, as {self.answer_format}.")
-        return values
+        message = f"submit exactly {d} distinct {self.vocab['positions']} from 1 to {n}, as {self.answer_format}."
+        return answer_subset(text, self.answer_format, d, 1, n, message)
 
     def format_answer(self, target: Hashable) -> str:
         return ", ".join(str(p) for p in target)

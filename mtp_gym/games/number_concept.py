@@ -139,11 +139,11 @@ class NumberConcept(Game):
         "When you know the {rule}, submit it in one of the forms above, for example:\n"
         "{answer_format}\nYou have {budget} turns in all (questions and the answer)."
     )
-    answer_format = "<answer>mod 5 2</answer>"
+    answer_format = "<answer>range 3 7</answer>"  # every level offers "range"
 
     def rules_fields(self) -> dict[str, Any]:
         lines = [f"  {FORMS[f][1]}".format(**self.vocab) for f in self.params["forms"]]
-        return {"form_lines": "\n".join(lines), "forms": ", ".join(self.params["forms"])}
+        return {"form_lines": "\n".join(lines)}
 
     def _by_form(self) -> dict[str, tuple[Rule, ...]]:
         return rules_by_form(self.params["n"], self.params["forms"])
@@ -167,7 +167,7 @@ class NumberConcept(Game):
         return args[0] in _extension_cached(hidden, self.params["n"])
 
     def parse_answer(self, text: str) -> Rule:
-        tokens = re.findall(r"[a-z]+|-?\d+", text.lower())
+        tokens = re.findall(r"[a-z]+|\d+", text.lower())
         if tokens and tokens[0] not in FORMS and tokens[0][:-1] in FORMS:
             tokens[0] = tokens[0][:-1]  # "multiples 3", "primes"
         if not tokens or tokens[0] not in FORMS:
@@ -177,7 +177,7 @@ class NumberConcept(Game):
             )
         arity = FORMS[tokens[0]][0]
         params = tokens[1:]
-        if len(params) != arity or not all(re.fullmatch(r"-?\d+", p) for p in params):
+        if len(params) != arity or not all(p.isdigit() for p in params):
             raise InvalidAction(f"the form {tokens[0]!r} takes {arity} integer(s): {FORMS[tokens[0]][1].format(**self.vocab)}.")
         rule: Rule = (tokens[0], *(int(p) for p in params))
         n = self.params["n"]

@@ -11,27 +11,17 @@ game is well-posed. Levels grow ``(L, m)``: (3, 3), (4, 3), (4, 4), (5, 4), (6, 
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from itertools import product
 from typing import Hashable
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.base import Game, QuerySpec, answer_ints
 
 
 @cache
 def _sequences(length: int, m: int) -> tuple[tuple[int, ...], ...]:
     return tuple(product(range(m), repeat=length))
-
-
-def parse_ints(text: str) -> tuple[int, ...]:
-    """The integers of a comma/space separated list; ``InvalidAction`` on any other token."""
-    parts = [p for p in re.split(r"[,;\s]+", text.strip(" .{}[]()")) if p]
-    try:
-        return tuple(int(p) for p in parts)
-    except ValueError:
-        raise InvalidAction(f"the answer {text[:60]!r} is not a list of integers.") from None
 
 
 class RangeSums(Game):
@@ -76,7 +66,7 @@ class RangeSums(Game):
         return hidden[i - 1] > hidden[j - 1]
 
     def parse_answer(self, text: str) -> tuple[int, ...]:
-        values = parse_ints(text)
+        values = tuple(answer_ints(text, self.answer_format))
         n, m = self.params["length"], self.params["m"]
         if len(values) != n or not all(0 <= v < m for v in values):
             raise InvalidAction(f"submit exactly {n} {self.vocab['values']} from 0 to {m - 1}, as {self.answer_format}.")

@@ -75,21 +75,25 @@ def inputs(length: int, k: int) -> tuple[str, ...]:
 
 
 @cache
-def _rules(length: int, k: int) -> tuple[tuple[Rule, ...], dict[tuple[str, ...], Rule]]:
-    """The distinct rules of a level and the map (outputs on every input) -> canonical rule."""
+def _rules(
+    length: int, k: int
+) -> tuple[tuple[Rule, ...], dict[tuple[str, ...], Rule], dict[Rule, dict[str, str]]]:
+    """The distinct rules of a level, the map (outputs on every input) -> canonical rule, and
+    each distinct rule's output per input (what ``respond`` looks up)."""
     ops: list[tuple[str, int]] = [("keep", 0), ("reverse", 0)]
     ops += [("rotate", r) for r in range(1, length)] + [("swap", 0), ("sort", 0), ("sortdesc", 0)]
     relabels = list(permutations(range(k)))
-    kept: list[Rule] = []
+    xs = inputs(length, k)
     canonical: dict[tuple[str, ...], Rule] = {}
+    outputs: dict[Rule, dict[str, str]] = {}
     for op, r in ops:
         for relabel in relabels:
             rule = (op, r, relabel)
-            signature = tuple(apply_rule(rule, s) for s in inputs(length, k))
+            signature = tuple(apply_rule(rule, s) for s in xs)
             if signature not in canonical:
                 canonical[signature] = rule
-                kept.append(rule)
-    return tuple(kept), canonical
+                outputs[rule] = dict(zip(xs, signature))
+    return tuple(outputs), canonical, outputs
 
 
 def format_rule(rule: Rule) -> str:
@@ -150,10 +154,8 @@ class SequenceTransform(Game):
         return super().parse_query(name, re.sub(r"[\s,]+", "", content))  # "0 1 2" = "012"
 
     def respond(self, hidden: Rule, name: str, args: tuple) -> Hashable:
-        return apply_rule(hidden, args[0])
-
-    def render_value(self, name: str, args: tuple, value: Hashable) -> str:
-        return str(value)
+        outputs = _rules(self.params["L"], self.params["k"])[2].get(hidden)
+        return outputs[args[0]] if outputs is not None else apply_rule(hidden, args[0])
 
     def parse_answer(self, text: str) -> Rule:
         n, k = self.params["L"], self.params["k"]

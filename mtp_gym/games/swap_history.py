@@ -25,9 +25,8 @@ from typing import Any, Hashable
 import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.base import Game, QuerySpec, answer_ints
 from mtp_gym.games.hidden_order import LETTERS
-from mtp_gym.games.range_sums import parse_ints
 
 Moves = tuple[int, ...]
 
@@ -118,7 +117,7 @@ class SwapHistory(Game):
         return _trace(self.params["n"], hidden)[t - 1][x] in (p, p + 1)
 
     def parse_answer(self, text: str) -> Moves:
-        moves = parse_ints(text)
+        moves = tuple(answer_ints(text, self.answer_format))
         n, m = self.params["n"], self.params["m"]
         if len(moves) != m or not all(1 <= p < n for p in moves):
             raise InvalidAction(f"submit exactly {m} {self.vocab['places']} p from 1 to {n - 1}, as {self.answer_format}.")

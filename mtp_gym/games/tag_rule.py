@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import string
-from functools import cache
+from functools import lru_cache
 from itertools import combinations, permutations
 from typing import Any, Hashable
 
@@ -86,7 +86,7 @@ def all_rules(t: int) -> list[Rule]:
     return rules
 
 
-@cache
+@lru_cache(maxsize=1024)  # bounded: generated configs bring new keys forever
 def level_rules(t: int, catalog: tuple[str, ...]) -> dict[tuple[int, ...], Rule]:
     """Extension -> the first rule with it, for every rule fitting >= 2 and missing >= 2 {items}."""
     out: dict[tuple[int, ...], Rule] = {}

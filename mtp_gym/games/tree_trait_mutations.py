@@ -24,8 +24,7 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import QuerySpec, answer_ints
+from mtp_gym.games.base import QuerySpec, answer_subset
 from mtp_gym.games.trees import ShownTreeGame, children_of, leaves_of, nodes_of, random_tree, subtree_masks
 
 
@@ -191,11 +190,9 @@ class TreeTraitMutations(ShownTreeGame):
         return sum(mask >> m & 1 for m in hidden)
 
     def parse_answer(self, text: str) -> tuple[int, ...]:
-        values = tuple(sorted(set(answer_ints(text, self.answer_format))))
         n, k = self.params["n"], self.params["k"]
-        if len(values) != k or not all(2 <= x <= n for x in values):
-            raise InvalidAction(f"submit exactly {k} distinct {self.vocab['nodes']} from 2 to {n}, as {self.answer_format}.")
-        return values
+        message = f"submit exactly {k} distinct {self.vocab['nodes']} from 2 to {n}, as {self.answer_format}."
+        return answer_subset(text, self.answer_format, k, 2, n, message)
 
     def format_answer(self, target: Hashable) -> str:
         return ", ".join(str(x) for x in target)

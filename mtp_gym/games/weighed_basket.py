@@ -20,19 +20,18 @@ prior). Levels ``(n, k, w)`` and explanations: (6, 3, 6) 2-3, (8, 4, 9) 4-7, (9,
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 from itertools import combinations
 from typing import Any, Hashable
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec, answer_ints
+from mtp_gym.games.base import Game, QuerySpec, answer_subset
 
 Basket = tuple  # sorted item numbers (1-based)
 
 
-@cache
+@lru_cache(maxsize=1024)  # bounded: generated configs bring new keys forever
 def explanations(weights: tuple[int, ...], k: int, total: int) -> tuple[Basket, ...]:
     """Every ``k``-subset of {items} (1-based, sorted) whose {weights} sum to ``total``."""
     return tuple(
@@ -107,11 +106,9 @@ class WeighedBasket(Game):
         return sum(a <= i <= b for i in hidden)
 
     def parse_answer(self, text: str) -> Basket:
-        values = tuple(sorted(set(answer_ints(text, self.answer_format))))
         n, k = self.params["n"], self.params["k"]
-        if len(values) != k or not all(1 <= x <= n for x in values):
-            raise InvalidAction(f"submit exactly {k} distinct {self.vocab['items']} from 1 to {n}, as {self.answer_format}.")
-        return values
+        message = f"submit exactly {k} distinct {self.vocab['items']} from 1 to {n}, as {self.answer_format}."
+        return answer_subset(text, self.answer_format, k, 1, n, message)
 
     def format_answer(self, target: Hashable) -> str:
         return ", ".join(str(x) for x in target)
