@@ -48,7 +48,7 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction
 
-__all__ = ["QuerySpec", "Game", "Evidence", "config_rng", "parse_action", "answer_items", "answer_ints", "answer_subset", "STRUCTURES", "INFERENCES"]
+__all__ = ["QuerySpec", "Game", "Evidence", "config_rng", "parse_action", "answer_items", "answer_ints", "answer_subset", "answer_number", "STRUCTURES", "INFERENCES"]
 
 STRUCTURES = ("set", "sequence", "tree", "graph")
 INFERENCES = ("deductive", "inductive", "abductive")
@@ -104,6 +104,15 @@ def answer_ints(text: str, answer_format: str) -> list[int]:
     except ValueError:
         raise InvalidAction(f"the answer {text[:60]!r} is not a list of numbers; submit as {answer_format}.") from None
 
+
+
+def answer_number(text: str, choices: Iterable[int], message: str) -> int:
+    """The one number in an ``<answer>`` ("4", "node 4."); none, several, or one not among
+    ``choices`` is an ``InvalidAction(message)``."""
+    numbers = re.findall(r"\d+", text)
+    if len(numbers) != 1 or int(numbers[0]) not in choices:
+        raise InvalidAction(message)
+    return int(numbers[0])
 
 def answer_subset(text: str, answer_format: str, k: int, low: int, high: int, message: str) -> tuple[int, ...]:
     """Exactly ``k`` distinct integers from ``low..high`` (``answer_ints``), sorted; a repeat,

@@ -145,7 +145,13 @@ class HiddenColoring(Game):
                 f"list every {self.vocab['node']} 1 to {n} exactly once, {self.vocab['groups']} "
                 f"separated by '|', as {self.answer_format}."
             )
-        return canonical(groups, n)
+        labels = canonical(groups, n)
+        if labels not in self.candidate_states():
+            raise InvalidAction(
+                f"submit a proper colouring: at most {COLOURS} {self.vocab['groups']}, no {self.vocab['edge']} "
+                f"inside one, separated by '|', as {self.answer_format}."
+            )
+        return labels
 
     def format_answer(self, target: Hashable) -> str:
         return " | ".join(", ".join(str(v) for v in g) for g in groups_of(target))

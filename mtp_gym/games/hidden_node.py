@@ -15,9 +15,8 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction
-from mtp_gym.games._graph import adjacency, bfs_distances, format_edges, parse_ints, random_connected_graph
-from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games._graph import adjacency, bfs_distances, format_edges, random_connected_graph
+from mtp_gym.games.base import Game, QuerySpec, answer_number
 
 MAX_RADIUS = 2
 
@@ -75,9 +74,8 @@ class HiddenNode(Game):
         return self._distances()[args[0]][hidden] <= args[1]
 
     def parse_answer(self, text: str) -> int:
-        numbers = parse_ints(text)
-        if len(numbers) != 1:
-            raise InvalidAction(f"submit one {self.vocab['node']} number, as {self.answer_format}.")
-        return numbers[0]
+        n = self.params["n"]
+        message = f"submit one {self.vocab['node']} number from 1 to {n}, as {self.answer_format}."
+        return answer_number(text, range(1, n + 1), message)
 
 

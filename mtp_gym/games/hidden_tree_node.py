@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import Hashable
 
 
-from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.base import QuerySpec, answer_number
 from mtp_gym.games.trees import ShownTreeGame, children_of, depths_of, nodes_of, subtree_masks
 
 
@@ -71,10 +70,5 @@ class HiddenTreeNode(ShownTreeGame):
         return not children_of(self.parents)[hidden]
 
     def parse_answer(self, text: str) -> int:
-        try:
-            node = int(text.strip(" .'\""))
-        except ValueError:
-            raise InvalidAction(f"the answer {text[:40]!r} is not a {self.vocab['node']} number.") from None
-        if node not in nodes_of(self.parents):
-            raise InvalidAction(f"submit a {self.vocab['node']} number from 1 to {self.params['n']}.")
-        return node
+        message = f"submit one {self.vocab['node']} number from 1 to {self.params['n']}, as {self.answer_format}."
+        return answer_number(text, nodes_of(self.parents), message)

@@ -19,7 +19,7 @@ from itertools import combinations
 from typing import Any, Hashable
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.base import Game, QuerySpec, answer_items
 
 #: move kind -> (displacement (dx, dy) up to sign and swap, description)
 KINDS: dict[str, tuple[tuple[int, int], str]] = {
@@ -121,7 +121,7 @@ class MoveRule(Game):
         return sum(table[(a, b)] in hidden for b in range(1, cells + 1) if b != a)
 
     def parse_answer(self, text: str) -> tuple[str, ...]:
-        words = [w for w in text.lower().replace(",", " ").replace(";", " ").split() if w not in ("and", "&")]
+        words = [w for w in answer_items(text.lower()) if w not in ("and", "&")]
         allowed = KIND_ORDER[: self.params["kinds"]]
         unknown = [w for w in words if w not in allowed]
         if unknown or not words:

@@ -17,7 +17,7 @@ explanations lies in the level's range): depth 2 / 7 nodes / k 1 / 2-4 explanati
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 from typing import Any, Hashable
 
 import numpy as np
@@ -58,7 +58,7 @@ def count_explanations(parents: tuple[int, ...], dark: int) -> int:
     return ways(1)
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
 def explanations(parents: tuple[int, ...], dark_leaves: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """Every fault set, no fault below another, whose outage at the leaves is ``dark_leaves``.
 
@@ -135,7 +135,7 @@ class TreeFaultDiagnosis(ShownTreeGame):
             parents = random_tree(p["n"], p["depth"], p["max_children"], rng)
             masks = subtree_masks(parents)
             faults: list[int] = []
-            for v in rng.permutation(p["n"]) + 1:
+            for v in rng.permutation(p["n"] - 1) + 2:  # any node but the root
                 if len(faults) < p["k"] and not any(masks[v] & masks[f] for f in faults):
                     faults.append(int(v))
             dark = dark_mask(parents, tuple(faults))

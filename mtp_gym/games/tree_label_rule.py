@@ -18,7 +18,7 @@ children per node), and with it the number of distinct rules.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import lru_cache
 from typing import Hashable
 
 
@@ -34,7 +34,7 @@ _OP_ALIASES = {"==": "=", "≥": ">=", "≤": "<="}
 Rule = tuple[str, str, int]
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
 def _features(parents: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
     """Feature values per node (index 0 unused)."""
     kids, masks = children_of(parents), subtree_masks(parents)
@@ -48,7 +48,7 @@ def _features(parents: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
     }
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
 def extension(parents: tuple[int, ...], rule: Rule) -> int:
     """Bitmask of the nodes the rule marks."""
     feature, op, k = rule
@@ -61,7 +61,7 @@ def extension(parents: tuple[int, ...], rule: Rule) -> int:
     return mask
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
 def _rule_classes(parents: tuple[int, ...]) -> tuple[dict[int, Rule], tuple[Rule, ...]]:
     """Extension -> canonical rule, and the canonical rules marking some but not all nodes."""
     full = sum(1 << v for v in nodes_of(parents))

@@ -14,7 +14,7 @@ depth 2 / 7 nodes with ``A, B`` in 0..2 and ``M = 1``; 3 / 12, 0..3, 1; 4 / 20, 
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import lru_cache
 from itertools import product
 from typing import Hashable
 
@@ -34,7 +34,7 @@ _RULE_RE = re.compile(
 Rule = tuple[str, int, int, int]
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
 def node_values(parents: tuple[int, ...], rule: Rule) -> tuple[int, ...]:
     """The value of every node under ``rule`` (index 0 unused)."""
     op, m, a, b = rule
@@ -46,7 +46,7 @@ def node_values(parents: tuple[int, ...], rule: Rule) -> tuple[int, ...]:
     return tuple(value)
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
 def _rule_classes(parents: tuple[int, ...], a_max: int, b_max: int, m_max: int) -> tuple[dict, tuple[Rule, ...]]:
     """Values tuple -> canonical rule, and the canonical rules in order."""
     first: dict[tuple[int, ...], Rule] = {}

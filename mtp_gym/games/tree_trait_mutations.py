@@ -19,7 +19,7 @@ enough, so that a reset stays in the milliseconds).
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 from typing import Any, Hashable
 
 import numpy as np
@@ -37,7 +37,7 @@ def trait_mask(parents: tuple[int, ...], mutations: tuple[int, ...]) -> int:
     return out
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
 def explanations(parents: tuple[int, ...], with_trait: tuple[int, ...], k: int) -> tuple[tuple[int, ...], ...]:
     """Every ``k``-set of mutated nodes giving exactly ``with_trait`` at the leaves, sorted.
 

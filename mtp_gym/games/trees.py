@@ -9,7 +9,7 @@ on every candidate state by the oracle and the tests, stay cheap.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -69,7 +69,7 @@ def nodes_of(parents: tuple[int, ...]) -> range:
     return range(1, len(parents) + 1)
 
 
-@cache
+@lru_cache(maxsize=4096)
 def children_of(parents: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """``children[v]`` for v in 0..n (index 0 unused), ascending."""
     kids: list[list[int]] = [[] for _ in range(len(parents) + 1)]
@@ -79,7 +79,7 @@ def children_of(parents: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(k) for k in kids)
 
 
-@cache
+@lru_cache(maxsize=4096)
 def depths_of(parents: tuple[int, ...]) -> tuple[int, ...]:
     """``depth[v]`` (edges from the root) for v in 0..n (index 0 unused)."""
     depth = [0] * (len(parents) + 1)
@@ -88,7 +88,7 @@ def depths_of(parents: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(depth)
 
 
-@cache
+@lru_cache(maxsize=4096)
 def heights_of(parents: tuple[int, ...]) -> tuple[int, ...]:
     """``height[v]`` (edges on the longest path down to a leaf) for v in 0..n."""
     height = [0] * (len(parents) + 1)
@@ -98,7 +98,7 @@ def heights_of(parents: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(height)
 
 
-@cache
+@lru_cache(maxsize=4096)
 def subtree_masks(parents: tuple[int, ...]) -> tuple[int, ...]:
     """``mask[v]``: bitmask of v and its descendants, for v in 0..n (index 0 unused)."""
     mask = [1 << v for v in range(len(parents) + 1)]
@@ -108,7 +108,7 @@ def subtree_masks(parents: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(mask)
 
 
-@cache
+@lru_cache(maxsize=4096)
 def leaves_of(parents: tuple[int, ...]) -> tuple[int, ...]:
     kids = children_of(parents)
     return tuple(v for v in nodes_of(parents) if not kids[v])
@@ -131,7 +131,7 @@ class ShownTreeGame(Game):
         p = cls.levels[level - 1]
         return {"parents": random_tree(p["n"], p["depth"], p["max_children"], rng)}
 
-    @property
+    @cached_property
     def parents(self) -> tuple[int, ...]:
         return tuple(self.public["parents"])
 
