@@ -141,7 +141,7 @@ def make_rollout_func(args: argparse.Namespace, tokenizer: Any, demo: list[dict[
         # The sampler repeats each prompt num_generations times in a row: one group per run.
         groups: list[tuple[int, int]] = []
         for p in prompts:
-            config_id = prompt_to_config[p[-1]["content"]]
+            config_id = prompt_to_config[p[0]["content"]]
             if groups and groups[-1][0] == config_id and groups[-1][1] < trainer.num_generations:
                 groups[-1] = (config_id, groups[-1][1] + 1)
             else:
@@ -240,7 +240,9 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
 
     demo = to_sft(collect(ENV_ID, "oracle", config_ids=[DEMO_CONFIG], env_kwargs=ENV_KWARGS))[0]["messages"]
     rows = prompt_rows(ENV_ID, range(args.configs), ENV_KWARGS)
-    prompt_to_config = {r["prompt"][-1]["content"]: r["config_id"] for r in rows}
+    for r in rows:  # level 1 shows no public part, so every first observation is the same: tag each config
+        r["prompt"].insert(0, {"role": "system", "content": f"{ENV_ID} configuration {r['config_id']}"})
+    prompt_to_config = {r["prompt"][0]["content"]: r["config_id"] for r in rows}
     log: list[dict[str, Any]] = []
     out = args.out or tempfile.mkdtemp(prefix="mtp-grpo-")
 

@@ -55,6 +55,9 @@ class Reply(NamedTuple):
 class TextPuzzleEnv(gym.Env[str, str]):
     """Base class of every text puzzle (see the module docstring for the hooks).
 
+    ``defer_human_render``: a wrapper that rewrites what the agent sees (the probes) sets it
+    and calls ``render()`` itself once its text is in the transcript.
+
     Common arguments:
         max_turns: turn budget; a legal move costs one turn, a malformed one costs none.
         configs: ``"benchmark"`` (reset draws one of the fixed configurations) or
@@ -69,6 +72,7 @@ class TextPuzzleEnv(gym.Env[str, str]):
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    defer_human_render = False
 
     #: Appended to every re-prompt: how a well-formed action looks.
     format_hint: str = ""
@@ -191,7 +195,7 @@ class TextPuzzleEnv(gym.Env[str, str]):
         obs = self._instructions()
         self._transcript = [{"role": "user", "content": obs}]
         self._rendered = 0
-        if self.render_mode == "human":
+        if self.render_mode == "human" and not self.defer_human_render:
             self.render()
         return obs, self._info({}, True)
 
@@ -224,7 +228,7 @@ class TextPuzzleEnv(gym.Env[str, str]):
         transcript = self._transcript
         transcript.append({"role": "assistant", "content": action})
         transcript.append({"role": "user", "content": text})
-        if self.render_mode == "human":
+        if self.render_mode == "human" and not self.defer_human_render:
             self.render()
         reward = self._score if self._outcome is not None else 0.0
         return text, reward, terminated, truncated, self._info(reply.feedback, True)
@@ -279,7 +283,7 @@ class TextPuzzleEnv(gym.Env[str, str]):
             text = f"Invalid action: {message}{hint} {count}"
         self._transcript.append({"role": "assistant", "content": action})
         self._transcript.append({"role": "user", "content": text})
-        if self.render_mode == "human":
+        if self.render_mode == "human" and not self.defer_human_render:
             self.render()
         return text, 0.0, terminated, False, self._info({"error": message}, False)
 

@@ -19,7 +19,8 @@ Policies
     ``"hf:smollm2"``, ``"openai:MODEL"``, ``"py:module:factory"``), an
     :class:`mtp_gym.eval.harness.AgentConfig`, or a zero-argument callable returning a policy.
     Each worker builds its env and policy once per :func:`collect` call and reuses them across
-    its episodes.
+    its episodes, so a callable must return a new policy on every call when ``workers`` > 1
+    (a shared stateful policy would mix the concurrent episodes' conversations).
 
 Seeds
     Group ``g`` of a run with ``seed`` gets the env seed ``env_seed = SeedSequence([seed, g, 0])``
@@ -64,7 +65,7 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -73,7 +74,7 @@ import gymnasium as gym
 import numpy as np
 
 import mtp_gym  # noqa: F401  (registers the ids)
-from mtp_gym.eval.harness import EXECUTORS, AgentConfig
+from mtp_gym.eval.harness import EXECUTORS, AgentConfig, bounded_map
 from mtp_gym.eval.log import to_jsonable
 from mtp_gym.eval.runner import INFRA_ERROR, run_episode
 
@@ -308,19 +309,8 @@ def collect(
     else:
         pool = ThreadPoolExecutor(workers) if kind == "thread" else ProcessPoolExecutor(workers)
         try:
-            queue = iter(tasks)
-            pending: set[Future] = set()
-            for task in queue:
-                pending.add(pool.submit(_play, policy, label, env_id, env_kwargs, run, task))
-                if len(pending) >= 2 * workers:
-                    break
-            while pending:
-                ready, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in ready:
-                    records.append(fut.result())
-                    task = next(queue, None)
-                    if task is not None:
-                        pending.add(pool.submit(_play, policy, label, env_id, env_kwargs, run, task))
+            calls = ((policy, label, env_id, env_kwargs, run, task) for task in tasks)
+            bounded_map(pool, _play, calls, 2 * workers, records.append)
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
     records.sort(key=lambda r: (r["group_id"], r["member"]))

@@ -353,3 +353,15 @@ def test_probe_wrappers_pass_the_gymnasium_checks(probe):
     obs, info = vec.reset(seed=[1, 2])
     assert len(obs) == 2 and all(isinstance(o, str) and o for o in obs)
     vec.close()
+
+
+def test_human_render_shows_what_the_agent_got(capsys):
+    env = gym.make("MTP/HiddenNumber-v0", render_mode="human", probe="counterfactual")
+    env.reset(options={"config_id": 0})
+    game = env.unwrapped.game
+    for name, args in game.all_queries()[:2]:
+        obs, *_ = env.step(game.describe_query(name, args))
+    printed = capsys.readouterr().out
+    assert printed.rstrip().endswith(obs) and obs.count(":") == 1
+    truth = game.reply(name, args, game.respond(game.hidden, name, args))
+    assert obs != truth and truth not in printed.split("[AGENT]")[-1]

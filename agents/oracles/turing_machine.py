@@ -226,7 +226,7 @@ class TuringMachineOracle:
                 best = gains.max(axis=0)
                 order = np.lexsort((np.arange(rules.N_CODES), -gains.sum(axis=0), -best))
                 self.code = int(order[0])
-            return "BLUE={}, YELLOW={}, PURPLE={}".format(*rules.CODES[self.code])
+            return rules.choice_str(rules.CODES[self.code])
         if self.stage == "question":
             if certain is not None:
                 return "SKIP"
@@ -237,7 +237,7 @@ class TuringMachineOracle:
                 return "SKIP"
             return str(slot)
         if certain is not None:
-            return "BLUE={}, YELLOW={}, PURPLE={}".format(*rules.CODES[certain])
+            return rules.choice_str(rules.CODES[certain])
         return "SKIP"
 
     def _format(self, choice: str) -> str:

@@ -19,7 +19,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import gymnasium as gym
 import numpy as np
@@ -28,7 +28,7 @@ import mtp_gym  # noqa: F401  (registers the ids)
 from mtp_gym.eval.log import RunLog
 from mtp_gym.eval.runner import INFRA_ERROR, run_episode
 
-__all__ = ["AgentConfig", "run_eval", "select_configs", "play_config", "EXECUTORS", "BACKENDS", "BackendUnavailable"]
+__all__ = ["AgentConfig", "run_eval", "select_configs", "play_config", "bounded_map", "EXECUTORS", "BACKENDS", "BackendUnavailable"]
 
 EXECUTORS = ("auto", "thread", "process")
 BACKENDS = ("local", "ray")
@@ -158,6 +158,24 @@ def _executor(kind: str, workers: int, agent_config: AgentConfig) -> Executor | 
         # Endpoints wait on the network (threads); scripted agents use the CPU (processes).
         kind = "thread" if agent_config.is_model() else "process"
     return ThreadPoolExecutor(workers) if kind == "thread" else ProcessPoolExecutor(workers)
+
+
+def bounded_map(pool: Executor, fn: Any, tasks: Iterable[tuple], limit: int, on_result: Any) -> None:
+    """``on_result(fn(*task))`` for every task, as each finishes, with at most ``limit`` tasks
+    submitted to ``pool`` at a time (a long split never queues all its episodes at once)."""
+    queue = iter(tasks)
+    pending: set[Future] = set()
+    for task in queue:
+        pending.add(pool.submit(fn, *task))
+        if len(pending) >= limit:
+            break
+    while pending:
+        ready, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for fut in ready:
+            on_result(fut.result())
+            task = next(queue, None)
+            if task is not None:
+                pending.add(pool.submit(fn, *task))
 
 
 class BackendUnavailable(RuntimeError):
@@ -332,28 +350,13 @@ def run_eval(
     try:
         if backend == "ray":
             _run_ray(tasks, agent_config, env_kwargs, workers, address, on_record)
-        elif pool is None:
-            for env_id, config_id in tasks:
-                record = play_config(agent_config, env_id, env_kwargs[env_id], config_id)
-                log.append(record)
-                bar.update(record)
         else:
-            pending: set[Future] = set()
-            queue = iter(tasks)
-            # Bounded: at most 2 × workers episodes submitted at a time.
-            for env_id, config_id in queue:
-                pending.add(pool.submit(play_config, agent_config, env_id, env_kwargs[env_id], config_id))
-                if len(pending) >= 2 * workers:
-                    break
-            while pending:
-                ready, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in ready:
-                    record = fut.result()
-                    log.append(record)
-                    bar.update(record)
-                    nxt = next(queue, None)
-                    if nxt is not None:
-                        pending.add(pool.submit(play_config, agent_config, nxt[0], env_kwargs[nxt[0]], nxt[1]))
+            calls = ((agent_config, env_id, env_kwargs[env_id], config_id) for env_id, config_id in tasks)
+            if pool is None:
+                for call in calls:
+                    on_record(play_config(*call))
+            else:
+                bounded_map(pool, play_config, calls, 2 * workers, on_record)
     finally:
         bar.close()
         if pool is not None:

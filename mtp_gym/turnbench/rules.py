@@ -29,7 +29,7 @@ from mtp_gym.data import load_json
 __all__ = [
     "COLOURS", "CODES", "N_CODES", "ALL_CODES_MASK", "DIFFICULTIES", "CARD_POOLS", "VERIFIER_COUNTS",
     "CRITERIA", "Criterion", "Card", "Setup", "SetupCheck",
-    "code_index", "code_str", "parse_code_str", "evaluate", "truth_table", "popcount",
+    "code_index", "code_str", "choice_str", "parse_code_str", "evaluate", "truth_table", "popcount",
     "cards", "card_lookup", "published_setups", "published_setup", "paper_eval_subsets",
     "check_setup", "generate_setup", "consistent_assignments", "solutions",
     "expression_mask", "parse_beliefs", "parse_mapping", "score_belief",
@@ -57,6 +57,11 @@ def code_index(code: Sequence[int]) -> int:
 def code_str(code: Sequence[int]) -> str:
     """``(5, 5, 1)`` -> ``"551"`` (the published answer format)."""
     return "".join(str(d) for d in code)
+
+
+def choice_str(code: Sequence[int]) -> str:
+    """``(5, 5, 1)`` -> ``"BLUE=5, YELLOW=5, PURPLE=1"`` (the proposal and deduce reply format)."""
+    return "BLUE={}, YELLOW={}, PURPLE={}".format(*code)
 
 
 def parse_code_str(text: str) -> Code:

@@ -107,7 +107,7 @@ class TuringMachineDiscrete(gym.Wrapper):
             choice = INVALID_CHOICE
         elif action < rules.N_CODES or action == SUBMIT_POSSIBLE_ACTION:
             code = action if action < rules.N_CODES else self.possible_code()
-            choice = "BLUE={}, YELLOW={}, PURPLE={}".format(*rules.CODES[code])
+            choice = rules.choice_str(rules.CODES[code])
         elif action == SKIP_ACTION:
             choice = "SKIP"
         else:

@@ -51,6 +51,7 @@ class ProbeWrapper(gym.Wrapper, RecordConstructorArgs):
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an int, got {seed!r}")
         self.base: TextPuzzleEnv = self._check(env)
+        self.base.defer_human_render = True  # printed by _tag, after the probe rewrote the text
         self.seed = seed
         self._salt = zlib.crc32(self.probe.encode())
         self.rng = np.random.default_rng([self._salt, seed])
@@ -82,7 +83,11 @@ class ProbeWrapper(gym.Wrapper, RecordConstructorArgs):
         return self._public()
 
     def _tag(self, info: dict[str, Any]) -> dict[str, Any]:
+        """The probe's ``info`` entries; also the human render of the text the agent got (every
+        probe's ``reset``/``step`` returns through here, after its last transcript change)."""
         info["probe"] = self._public()
         if isinstance(info.get("hidden"), dict):
             info["hidden"] = dict(info["hidden"], probe=self._secret())
+        if self.base.render_mode == "human":
+            self.base.render()
         return info

@@ -19,6 +19,7 @@ previous game, configuration, agent and outcome.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import gymnasium as gym
@@ -48,6 +49,13 @@ def previous_transcript(env_id: str, level: int, config_id: int, source: str, se
         obs, _, terminated, truncated, info = env.step(agent.act(obs, public_info(info)))
         done = terminated or truncated
     return env.transcript, info["outcome"]
+
+
+@lru_cache(maxsize=1024)
+def _previous_text(env_id: str, level: int, config_id: int, source: str) -> tuple[str, str]:
+    """``previous_transcript`` (seeded with the config id) as one text, and its outcome."""
+    messages, outcome = previous_transcript(env_id, level, config_id, source, config_id)
+    return _format_messages(messages), outcome
 
 
 class InterGameBoundary(ProbeWrapper):
@@ -85,7 +93,6 @@ class InterGameBoundary(ProbeWrapper):
             raise ValueError(f"games: unknown query-game id(s) {unknown or games}; allowed: {sorted(GAME_IDS)}")
         self.source, self.games, self.announce = source, games, bool(announce)
         self.previous: dict[str, Any] | None = None
-        self._cache: dict[tuple, tuple[str, str]] = {}
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
@@ -95,11 +102,7 @@ class InterGameBoundary(ProbeWrapper):
         from mtp_gym.games.env import CONFIGS_PER_LEVEL
 
         config_id = int(rng.integers(CONFIGS_PER_LEVEL))
-        key = (env_id, level, config_id)
-        if key not in self._cache:
-            messages, outcome = previous_transcript(env_id, level, config_id, self.source, config_id)
-            self._cache = {key: (_format_messages(messages), outcome)}  # one entry: configs rarely repeat
-        text, outcome = self._cache[key]
+        text, outcome = _previous_text(env_id, level, config_id, self.source)
         self.previous = {"env_id": env_id, "level": level, "config_id": config_id, "source": self.source, "outcome": outcome}
         rules = f"A new game starts now.\n\n{obs}" if self.announce else obs
         obs = f"{text}\n\n[ENV]\n{rules}"

@@ -71,7 +71,7 @@ class CounterfactualRevision(ProbeWrapper):
                 name, args = feedback["query"], tuple(feedback["args"])
                 truth, wrong = game.respond(game.hidden, name, args), game.wrong_answer(name, args)
                 true_text, wrong_text = game.reply(name, args, truth), game.reply(name, args, wrong)
-                obs = obs.replace(true_text, wrong_text, 1) if true_text in obs else f"{wrong_text}{obs[len(true_text):]}"
+                obs = obs.replace(true_text, wrong_text, 1)  # the reply starts the env's text
                 feedback["answer"] = feedback_value(wrong)
                 self.revised = {"query": name, "args": args, "wrong": wrong, "answer": truth, "turn": info["turn"]}
                 self._pending = self.revised

@@ -107,7 +107,7 @@ _TREE: dict[str, dict[str, str]] = {
     },
     "manufacturing": {
         "tree": "bill of materials", "node": "component", "nodes": "components", "root": "final product",
-        "parent": "parent assembly", "children": "subcomponents", "leaf": "raw part", "leaves": "raw parts",
+        "parent": "parent part", "children": "subcomponents", "leaf": "raw part", "leaves": "raw parts",
         "subtree": "sub-assembly", "link": "assembly link", "marked": "inspected", "value": "cost",
     },
     "law": {

@@ -157,7 +157,7 @@ class NecessityJudgment(ProbeWrapper):
         self.kept: list[int] = list(range(1, len(self.pool) + 1))
         self.format_errors = self.consecutive_errors = 0
         self.outcome: str | None = None
-        self.score: float | None = None
+        self.score = 0.0  # until the outcome, as the base env (vector envs need one type)
         self.results: dict[str, Any] = {}
         self._done = False
         obs = self._phase1_text()
