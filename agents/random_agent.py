@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.observations import word_guess_vocabulary
+from mtp_gym.envs.word_guess import vocabulary_in
 from mtp_gym.envs.movie_rec import FINAL_PROMPT as MOVIE_REC_FINAL_PROMPT
 from mtp_gym.envs.movie_rec import parse_table as movie_rec_table
 from agents.oracles.circuit_decoding import read_setup as circuit_decoding_setup
@@ -35,7 +35,7 @@ class WordGuessRandomAgent(RandomAgent):
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if self._remaining is None:
-            self._remaining = list(word_guess_vocabulary(observation))
+            self._remaining = list(vocabulary_in(observation))
         word = self._remaining.pop(int(self.rng.integers(len(self._remaining))))
         return f"<attempt>{word}</attempt>"
 

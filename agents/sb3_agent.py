@@ -4,23 +4,14 @@ The harness (:func:`mtp_gym.eval.runner.evaluate`) talks text: it hands a policy
 observation and ``info`` (without ``hidden``) and wants text back. A model trained on a
 discrete view (``mtp_gym.wrappers``) wants the view's array and returns an index.
 :class:`SB3Policy` bridges the two without re-implementing any view: it builds the view over
-a *relay* env that stands where the text env stood during training.
-
-* At each ``act(observation, info)`` the relay is loaded with the real env's reply and the
-  view is advanced with it: ``view.reset()`` for the first observation, else
-  ``view.step(previous_action)``, whose call to ``env.step(text)`` the relay answers with
-  the real observation and ``info``. The view then computes its array exactly as in
-  training, the model picks an index, and the view renders it as text.
-* Views that read episode attributes off ``env.unwrapped`` (Word Guess reads its vocabulary
-  and turn counter there) get them from a *shadow* text env that the relay keeps in step:
-  reset with the same seed and ``config_id`` as the real env (the harness resets both with
-  the episode's seed, as :func:`mtp_gym.eval.runner.run_episode` does) and stepped with the
-  same texts. Nothing the shadow replies reaches the view: every observation, reward and
-  ``info`` comes from the real env. (A generated configuration is reproduced from the seed,
-  so pass one; the benchmark split names its configuration in ``info``.)
-* The text of an action comes from the view's ``action_text(action)`` when it has one;
-  otherwise the relay captures the text the view sends in ``step`` (the view must send it
-  before it touches its own state, as every view here does).
+a *relay* env that stands where the text env stood during training. At each
+``act(observation, info)`` the relay is loaded with the real env's reply and the view is
+advanced with it: ``view.reset()`` for the first observation, else
+``view.step(previous_action)``, whose call to ``env.step(text)`` the relay answers with the
+real observation and ``info``. The view computes its array exactly as in training (every
+view reads the episode from the observations and ``info`` only), the model picks an index,
+and the view's ``action_text`` renders it. The relay wraps an unplayed text env built with
+the same kwargs, for the spaces and constructor settings the views read.
 
 ``model=None`` plays uniformly random legal actions (``action_masks()`` when the view has
 it): the "random policy on the same view" baseline. A ``MaskablePPO`` model gets the view's
@@ -44,26 +35,15 @@ import numpy as np
 __all__ = ["SB3Policy"]
 
 
-class _Captured(Exception):
-    """Raised by the relay to read the text of an action without playing it."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
-
-
 class _Relay(gym.Wrapper):
     """Stands where the text env stood in training: replies with the real env's output."""
 
-    def __init__(self, shadow: gym.Env) -> None:
-        super().__init__(shadow)
-        self.capture = False
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
         self._pending: tuple[str, dict[str, Any]] | None = None
-        self._reset_kwargs: dict[str, Any] = {}
 
-    def load(self, observation: str, info: dict[str, Any], **reset_kwargs: Any) -> None:
+    def load(self, observation: str, info: dict[str, Any]) -> None:
         self._pending = (observation, info)
-        self._reset_kwargs = reset_kwargs
 
     def _take(self) -> tuple[str, dict[str, Any]]:
         if self._pending is None:
@@ -72,18 +52,12 @@ class _Relay(gym.Wrapper):
         return out
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        self.env.reset(**self._reset_kwargs)
         return self._take()
 
     def step(self, action: str):
-        if self.capture:
-            raise _Captured(action)
-        base = self.env.unwrapped
-        if getattr(base, "_outcome", None) is None:
-            self.env.step(action)  # keeps public counters in step; its reply is discarded
         observation, info = self._take()
-        reward = float(info.get("score") or 0.0) if info.get("outcome") else 0.0
         ended = info.get("outcome") is not None
+        reward = float(info.get("score") or 0.0) if ended else 0.0
         return observation, reward, ended, False, info
 
 
@@ -120,23 +94,16 @@ class SB3Policy:
         self.reset()
 
     def reset(self, seed: int | None = None) -> None:
-        self._episode_seed = seed
         self._rng = np.random.default_rng(self._seed if seed is None else seed)
         self._action: int | None = None
         if self.model is not None and not self.deterministic and seed is not None:
             self.model.set_random_seed(seed)
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
-        if self._action is None:
-            config_id = info.get("config_id")
-            options = None if config_id is None else {"config_id": config_id}
-            self.relay.load(observation, info, seed=self._episode_seed, options=options)
-            obs, _ = self.view.reset()
-        else:
-            self.relay.load(observation, info)
-            obs = self.view.step(self._action)[0]
+        self.relay.load(observation, info)
+        obs = self.view.reset()[0] if self._action is None else self.view.step(self._action)[0]
         self._action = self._choose(obs)
-        return self._text(self._action)
+        return self.view.action_text(self._action)
 
     def _masks(self) -> np.ndarray | None:
         fn = getattr(self.view, "action_masks", None)
@@ -153,19 +120,6 @@ class SB3Policy:
         else:
             action, _ = self.model.predict(obs, deterministic=self.deterministic)
         return int(np.asarray(action).reshape(-1)[0])
-
-    def _text(self, action: int) -> str:
-        render = getattr(self.view, "action_text", None)
-        if render is not None:
-            return render(action)
-        self.relay.capture = True
-        try:
-            self.view.step(action)
-        except _Captured as captured:
-            return captured.text
-        finally:
-            self.relay.capture = False
-        raise RuntimeError(f"{type(self.view).__name__}.step() sent no text to the env")
 
 
 def _is_maskable(model: Any) -> bool:

@@ -268,3 +268,20 @@ def test_example_smoke(script: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     for row in ("trained", "trained-sampled", "view-random", "random", "oracle"):
         assert f"\n{row} " in out
     assert list(tmp_path.glob("*.png")) and list(tmp_path.glob("*.zip"))
+
+
+def test_sb3_policy_reads_the_episode_from_observations_only() -> None:
+    """A generated Word Guess vocabulary reset without a seed: the policy still plays the real
+    env's words (it never replays the episode on a copy of the env)."""
+    env = gym.make("MTP/WordGuess-v0", configs="generated")
+    policy = SB3Policy(WordGuessDiscrete, None, "MTP/WordGuess-v0", {"configs": "generated"}, seed=1)
+    policy.reset()
+    obs, info = env.reset()
+    vocab = env.unwrapped.vocabulary
+    done = False
+    while not done:
+        action = policy.act(obs, public_info(info))
+        assert action.removeprefix("<attempt>").removesuffix("</attempt>") in vocab
+        obs, _, term, trunc, info = env.step(action)
+        done = term or trunc
+    assert info["format_errors"] == 0

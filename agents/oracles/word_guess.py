@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.observations import word_guess_vocabulary
+from mtp_gym.envs.word_guess import vocabulary_in
 from mtp_gym.envs.word_guess import feedback, feedback_code
 
 
@@ -122,7 +122,7 @@ class WordGuessOracle:
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if self._solver is None:
-            self._solver = solver_for(word_guess_vocabulary(observation))
+            self._solver = solver_for(vocabulary_in(observation))
             self._cands = tuple(range(len(self._solver.words)))
         else:
             colors = info.get("feedback", {}).get("colors")

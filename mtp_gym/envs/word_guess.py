@@ -54,6 +54,7 @@ Version History:
 
 from __future__ import annotations
 
+import re
 from functools import cache, lru_cache
 from typing import Any
 
@@ -82,6 +83,17 @@ All of your guesses should be structured as follows:
 Make sure that all of your attempts are strictly from the vocabulary specified above.
 
 Start with your first attempt and make sure to follow the format specified above."""
+
+
+_VOCAB_RE = re.compile(r"following vocabulary:\s*(.+?)\.\s*\n")
+
+
+def vocabulary_in(observation: str) -> tuple[str, ...]:
+    """The vocabulary the instructions list, in the order shown (what a player sees)."""
+    match = _VOCAB_RE.search(observation)
+    if match is None:
+        raise ValueError("no Word Guess vocabulary in this observation")
+    return tuple(w.strip() for w in match.group(1).split(","))
 
 
 @lru_cache(maxsize=1 << 16)

@@ -1,7 +1,8 @@
 """A discrete view of Word Guess for classic RL (stable-baselines3).
 
-Action: an index into the episode's vocabulary (``Discrete(vocab_size)``), sent to the
-text env as ``<attempt>WORD</attempt>``; every action is legal.
+Action: an index into the episode's vocabulary as the instructions list it
+(``Discrete(vocab_size)``), sent to the text env as ``<attempt>WORD</attempt>``
+(``action_text``); every action is legal.
 
 Observation: the feedback history encoded as one float vector of ``2 * vocab_size + 1``:
 which words were already tried, which words are still consistent with every feedback
@@ -29,7 +30,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from mtp_gym.envs.word_guess import WordGuessEnv, feedback
+from mtp_gym.envs.word_guess import WordGuessEnv, feedback, vocabulary_in
 
 
 class WordGuessDiscrete(gym.Wrapper):
@@ -45,28 +46,33 @@ class WordGuessDiscrete(gym.Wrapper):
         self.observation_space = gym.spaces.Box(0.0, 1.0, shape=(2 * n + 1,), dtype=np.float32)
         self._tried = np.zeros(n, dtype=np.float32)
         self._consistent = np.ones(n, dtype=np.float32)
+        self.vocabulary: tuple[str, ...] = ()
 
-    def _obs(self) -> np.ndarray:
-        base = self.env.unwrapped
-        return np.concatenate([self._tried, self._consistent, [base._turn / base.max_turns]]).astype(np.float32)
+    def _obs(self, info: dict[str, Any]) -> np.ndarray:
+        turn = info["turn"] / info["max_turns"]
+        return np.concatenate([self._tried, self._consistent, [turn]]).astype(np.float32)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        _, info = self.env.reset(seed=seed, options=options)
+        obs, info = self.env.reset(seed=seed, options=options)
+        self.vocabulary = vocabulary_in(obs)
         self._tried[:] = 0.0
         self._consistent[:] = 1.0
-        return self._obs(), info
+        return self._obs(info), info
+
+    def action_text(self, action: int) -> str:
+        """The text the view sends to the env for ``action``."""
+        return f"<attempt>{self.vocabulary[int(action)]}</attempt>"
 
     def step(self, action: int):
-        vocab = self.env.unwrapped.vocabulary
-        word = vocab[int(action)]
-        _, reward, terminated, truncated, info = self.env.step(f"<attempt>{word}</attempt>")
+        word = self.vocabulary[int(action)]
+        _, reward, terminated, truncated, info = self.env.step(self.action_text(action))
         self._tried[int(action)] = 1.0
         colors = info["feedback"].get("colors")
         if colors is not None:
-            for i, candidate in enumerate(vocab):
+            for i, candidate in enumerate(self.vocabulary):
                 if self._consistent[i] and feedback(word, candidate) != colors:
                     self._consistent[i] = 0.0
-        return self._obs(), float(reward), bool(terminated), bool(truncated), info
+        return self._obs(info), float(reward), bool(terminated), bool(truncated), info
 
 
 def make_env(**kwargs: Any) -> WordGuessDiscrete:
