@@ -170,3 +170,40 @@ def print_rows(rows: dict[str, dict[str, float]], title: str) -> None:
             f"{name:<16}{r['episodes']:>9}{r['mean_score']:>9.3f}{r['ci95']:>9.3f}{r['success_rate']:>9.3f}"
             f"{r['mean_turns']:>8.1f}{r['format_errors']:>9.2f}"
         )
+
+
+def train_and_compare(
+    args: argparse.Namespace,
+    *,
+    env_id: str,
+    view: Callable[[gym.Env], gym.Env],
+    make_view: Callable[[], gym.Env],
+    algo: Any,
+    name: str,
+    title: str,
+    what: str,
+    n_steps_max: int = 512,
+    baselines: tuple[str, ...] = ("view-random", "random", "oracle"),
+    extra: dict[str, Any] | None = None,
+    **hyper: Any,
+) -> dict[str, dict[str, float]]:
+    """The examples' whole run: train ``algo`` (SB3 hyper-parameters ``hyper``) on
+    ``make_view()`` envs, save the model as ``OUT/name``, evaluate it through the harness
+    beside the baselines (:func:`compare`), plot ``OUT/name.png``; returns the rows."""
+    vec = training_env(make_view, args.n_envs, args.seed)
+    n_steps = max(16, min(n_steps_max, args.timesteps // args.n_envs))
+    model = algo(
+        "MlpPolicy", vec, n_steps=n_steps, batch_size=batch_size(n_steps * args.n_envs), n_epochs=10,
+        seed=args.seed, device="cpu", verbose=0, **hyper,
+    )
+    log, seconds = train(model, args.timesteps)
+    print(f"trained {algo.__name__} for {args.timesteps} steps in {seconds:.0f} s "
+          f"({args.timesteps / seconds:.0f} steps/s); {curve_summary(log)}")
+    out = Path(args.out)
+    model.save(out / name)
+    rows = compare(env_id, view, model, parse_configs(args.configs), extra=extra)
+    print_rows(rows, f"{env_id}, {what}")
+    plot_curve(log, out / f"{name}.png", f"{title}: {algo.__name__} on the discrete view",
+               {k: rows[k]["mean_score"] for k in baselines})
+    print(f"learning curve: {out / f'{name}.png'}")
+    return rows

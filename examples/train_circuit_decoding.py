@@ -15,13 +15,11 @@ random and oracle agents; writes ``runs/circuit_decoding_<algo>.png``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import gymnasium as gym
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
 
-from sb3_common import batch_size, compare, curve_summary, make_parser, parse_configs, plot_curve, print_rows, train, training_env
+from sb3_common import make_parser, train_and_compare
 
 from mtp_gym.wrappers import CircuitDecodingDiscrete
 
@@ -32,23 +30,13 @@ def main() -> None:
     parser = make_parser(__doc__.splitlines()[0], timesteps=100_000, configs="0-29,150-179")
     parser.add_argument("--unmasked", action="store_true", help="plain PPO without the action mask")
     args = parser.parse_args()
-    vec = training_env(lambda: CircuitDecodingDiscrete(gym.make(ENV_ID, configs="generated")), args.n_envs, args.seed)
-    n_steps = max(16, min(512, args.timesteps // args.n_envs))
     algo, name = (PPO, "ppo") if args.unmasked else (MaskablePPO, "maskable_ppo")
-    model = algo(
-        "MlpPolicy", vec, n_steps=n_steps, batch_size=batch_size(n_steps * args.n_envs), n_epochs=10,
-        learning_rate=3e-4, gamma=1.0, ent_coef=0.01, seed=args.seed, device="cpu", verbose=0,
+    train_and_compare(
+        args, env_id=ENV_ID, view=CircuitDecodingDiscrete, algo=algo, name=f"circuit_decoding_{name}",
+        title="Circuit Decoding", make_view=lambda: CircuitDecodingDiscrete(gym.make(ENV_ID, configs="generated")),
+        what=f"benchmark configurations {args.configs} (score = fraction of circuits right)",
+        learning_rate=3e-4, gamma=1.0, ent_coef=0.01,
     )
-    log, seconds = train(model, args.timesteps)
-    print(f"trained {algo.__name__} for {args.timesteps} steps in {seconds:.0f} s ({args.timesteps / seconds:.0f} steps/s); {curve_summary(log)}")
-    out = Path(args.out)
-    model.save(out / f"circuit_decoding_{name}")
-    configs = parse_configs(args.configs)
-    rows = compare(ENV_ID, CircuitDecodingDiscrete, model, configs)
-    print_rows(rows, f"{ENV_ID}, benchmark configurations {args.configs} (score = fraction of circuits right)")
-    plot_curve(log, out / f"circuit_decoding_{name}.png", f"Circuit Decoding: {algo.__name__} on the discrete view",
-               {k: rows[k]["mean_score"] for k in ("view-random", "random", "oracle")})
-    print(f"learning curve: {out / f'circuit_decoding_{name}.png'}")
 
 
 if __name__ == "__main__":
