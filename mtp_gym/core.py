@@ -27,7 +27,7 @@ import gymnasium as gym
 
 from mtp_gym.spaces import TextSpace
 
-__all__ = ["InvalidAction", "Reply", "TextPuzzleEnv", "TEXT_CHARSET", "OUTCOMES"]
+__all__ = ["InvalidAction", "Reply", "TextPuzzleEnv", "TEXT_CHARSET", "OUTCOMES", "check_int"]
 
 #: Characters of every observation and action space: printable ASCII.
 TEXT_CHARSET = string.printable
@@ -102,8 +102,8 @@ class TextPuzzleEnv(gym.Env[str, str]):
         max_format_errors: int = 3,
         render_mode: str | None = None,
     ) -> None:
-        _check_positive_int("max_turns", max_turns)
-        _check_positive_int("max_format_errors", max_format_errors)
+        check_int("max_turns", max_turns)
+        check_int("max_format_errors", max_format_errors)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode={render_mode!r} is not supported; allowed: "
@@ -306,6 +306,12 @@ def _format_messages(messages: list[dict[str, str]]) -> str:
     return "\n\n".join(f"[{names.get(m['role'], m['role'])}]\n{m['content']}" for m in messages)
 
 
-def _check_positive_int(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
+def check_int(name: str, value: Any, low: int = 1, high: int | None = None) -> None:
+    """A ``ValueError`` naming the argument unless ``value`` is an int (not a bool) in
+    ``low..high`` (``high=None``: no upper bound)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        if high is not None:
+            allowed = f"an int in [{low}, {high}]"
+        else:
+            allowed = {0: "a non-negative int", 1: "a positive int"}.get(low, f"an int >= {low}")
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")

@@ -74,6 +74,7 @@ import gymnasium as gym
 import numpy as np
 
 import mtp_gym  # noqa: F401  (registers the ids)
+from mtp_gym.core import check_int
 from mtp_gym.eval.harness import EXECUTORS, AgentConfig, bounded_map
 from mtp_gym.eval.log import to_jsonable
 from mtp_gym.eval.runner import INFRA_ERROR, run_episode
@@ -269,15 +270,13 @@ def collect(
         seed: base seed of the run (see "Seeds" in the module docstring).
         workers: concurrent episodes; ``executor``: ``"auto"``, ``"thread"`` or ``"process"``.
     """
-    for name, value in (("group_size", group_size), ("workers", workers)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    check_int("group_size", group_size)
+    check_int("workers", workers)
     if executor not in EXECUTORS:
         raise ValueError(f"executor must be one of {list(EXECUTORS)}, got {executor!r}")
     env_kwargs = dict(env_kwargs or {})
     if config_ids is None:
-        if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups < 1:
-            raise ValueError(f"num_groups must be a positive int when config_ids is None, got {num_groups!r}")
+        check_int("num_groups (with config_ids=None)", num_groups)
         group_configs: list[int | None] = [None] * num_groups
     else:
         if num_groups is not None:

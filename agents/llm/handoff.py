@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mtp_gym.core import check_int
+
 __all__ = ["HandoffAgent"]
 
 
@@ -19,8 +21,7 @@ class HandoffAgent:
     """
 
     def __init__(self, first: Any, finisher: Any, handoff_turn: int) -> None:
-        if isinstance(handoff_turn, bool) or not isinstance(handoff_turn, int) or handoff_turn < 1:
-            raise ValueError(f"handoff_turn must be a positive int, got {handoff_turn!r}")
+        check_int("handoff_turn", handoff_turn)
         if not callable(getattr(finisher, "take_over", None)):
             raise ValueError(
                 f"finisher: {type(finisher).__name__} cannot continue another agent's conversation "

@@ -21,6 +21,8 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
+from agents.oracles.query_games import game_from_info
+
 from mtp_gym.games.base import Evidence, Game
 
 __all__ = ["NecessityOracle", "irreducible_subset"]
@@ -81,11 +83,10 @@ class NecessityOracle:
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         necessity = info.get("necessity")
-        view = info.get("game") or {}
-        if not necessity or view.get("name") != self.game_cls.name:
+        if not necessity:
             raise ValueError(f"the necessity oracle plays {self.game_cls.name} under the 'necessity' probe; "
-                             "info has no 'necessity' entry for that game")
-        game = self.game_cls(view["level"], view["public"])
+                             "info has no 'necessity' entry")
+        game = game_from_info(self.game_cls, info)
         numbers = [row[0] for row in necessity["evidence"]]
         evidence = [(row[1], tuple(row[2]), row[3]) for row in necessity["evidence"]]
         target = _consistent_target(game, evidence, self.rng, self.sample_size)

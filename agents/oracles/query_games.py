@@ -82,7 +82,8 @@ class VersionSpace:
         return best
 
 
-def _game_from_info(game_cls: type[Game], info: dict[str, Any]) -> Game:
+def game_from_info(game_cls: type[Game], info: dict[str, Any]) -> Game:
+    """The game a player sees in ``info["game"]`` (level and public part, no hidden state)."""
     view = info.get("game")
     if not view or view.get("name") != game_cls.name:
         raise ValueError(f"info['game'] does not describe a {game_cls.name} game: {view!r}")
@@ -135,7 +136,7 @@ class QueryGameOracle:
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if self.space is None:
-            game = _game_from_info(self.game_cls, info)
+            game = game_from_info(self.game_cls, info)
             key = (game.level, repr(sorted(game.public.items())))
             if key not in self._spaces:
                 self._spaces = {key: VersionSpace(game)}  # keep one: configs rarely repeat otherwise
@@ -207,7 +208,7 @@ class QueryGameRandomAgent:
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if self.game is None:
-            self.game = _game_from_info(self.game_cls, info)
+            self.game = game_from_info(self.game_cls, info)
             self._queries = self.game.all_queries()
         if info.get("turn", 0) + 1 >= info.get("max_turns", 1):
             states = self.game.candidate_states()

@@ -106,7 +106,7 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
 from mtp_gym.data import load_json
 
 AND, OR, NOT = "AND", "OR", "NOT"
@@ -516,11 +516,6 @@ def _benchmark_game(config_id: int) -> tuple[tuple[int, ...], dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------- env
-def _check_int(name: str, value: Any, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"{name} must be an int in [{low}, {high}], got {value!r}")
-
-
 class CircuitDecodingEnv(TextPuzzleEnv):
     """Deduce hidden Boolean circuits from queries (see the module docstring)."""
 
@@ -541,14 +536,14 @@ class CircuitDecodingEnv(TextPuzzleEnv):
                 f"{BENCH_SHAPES}), got num_circuits={num_circuits!r}, num_inputs={num_inputs!r}"
             )
         if num_circuits is not None:
-            _check_int("num_circuits", num_circuits, 1, len(LABELS))
-            _check_int("num_inputs", num_inputs, 1, MAX_INPUTS)
-        _check_int("max_not", max_not, 0, MAX_NOT_LIMIT)
+            check_int("num_circuits", num_circuits, 1, len(LABELS))
+            check_int("num_inputs", num_inputs, 1, MAX_INPUTS)
+        check_int("max_not", max_not, 0, MAX_NOT_LIMIT)
         if max_turns is not None:
-            _check_int("max_turns", max_turns, 1, (1 << 16) + 1)
+            check_int("max_turns", max_turns, 1, (1 << 16) + 1)
         if num_queries is None:
             num_queries = 18 if max_turns is None else max_turns - 1
-        _check_int("num_queries", num_queries, 0, 1 << 16)
+        check_int("num_queries", num_queries, 0, 1 << 16)
         if max_turns is None:
             max_turns = num_queries + 1
         elif max_turns != num_queries + 1:

@@ -89,7 +89,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
 from mtp_gym.data import load_json
 from mtp_gym.parsing import extract_tag
 
@@ -386,11 +386,11 @@ class MovieRecEnv(TextPuzzleEnv):
         max_format_errors: int = 3,
         render_mode: str | None = None,
     ) -> None:
-        _check_int("num_questions", num_questions, 1, 1000)
-        _check_int("n_seen", n_seen, 2, 500)
-        _check_int("n_unseen", n_unseen, 1, 500)
-        _check_int("seen_precision", seen_precision, 0, 6)
-        _check_int("unseen_precision", unseen_precision, 0, 6)
+        check_int("num_questions", num_questions, 1, 1000)
+        check_int("n_seen", n_seen, 2, 500)
+        check_int("n_unseen", n_unseen, 1, 500)
+        check_int("seen_precision", seen_precision, 0, 6)
+        check_int("unseen_precision", unseen_precision, 0, 6)
         _check_number("attribute_min_credit", attribute_min_credit, 0.0, 1e6)
         _check_number("base_budget", base_budget, N_ATTRIBUTES * attribute_min_credit, 1e6,
                       f"at least {N_ATTRIBUTES} x attribute_min_credit")
@@ -591,11 +591,6 @@ def _benchmark_data() -> tuple[tuple[tuple[float, ...], ...], tuple[MovieSet, ..
         for s in data["movie_sets"]
     )
     return users, sets
-
-
-def _check_int(name: str, value: Any, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"{name} must be an int in [{low}, {high}], got {value!r}")
 
 
 def _check_number(name: str, value: Any, low: float, high: float, what: str = "") -> None:

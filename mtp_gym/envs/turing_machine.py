@@ -100,7 +100,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
 from mtp_gym.parsing import extract_labeled
 from mtp_gym.turnbench import rules
 from mtp_gym.turnbench.prompts import MODES, PROMPT_STYLES, STAGE_PROMPTS
@@ -200,8 +200,7 @@ class TuringMachineEnv(TextPuzzleEnv):
             raise ValueError(f"setups={setups!r} is not supported; allowed: {SETUP_SOURCES}")
         if prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style={prompt_style!r} is not supported; allowed: {PROMPT_STYLES}")
-        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
-            raise ValueError(f"max_rounds must be a positive int, got {max_rounds!r}")
+        check_int("max_rounds", max_rounds)
         if setups == "generated":
             if configs == "benchmark":
                 raise ValueError("configs='benchmark' conflicts with setups='generated'; allowed: configs=None or 'generated'")

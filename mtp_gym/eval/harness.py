@@ -25,6 +25,7 @@ import gymnasium as gym
 import numpy as np
 
 import mtp_gym  # noqa: F401  (registers the ids)
+from mtp_gym.core import check_int
 from mtp_gym.eval.log import RunLog
 from mtp_gym.eval.runner import INFRA_ERROR, run_episode
 
@@ -321,8 +322,7 @@ def run_eval(
     process already has, else ``$RAY_ADDRESS``, else a new local instance); ``executor`` is
     then unused.
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"--workers must be a positive int, got {workers!r}")
+    check_int("--workers", workers)
     if backend not in BACKENDS:
         raise ValueError(f"--backend must be one of {list(BACKENDS)}, got {backend!r}")
     if address is not None and backend != "ray":

@@ -62,7 +62,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Hashable
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
 from mtp_gym.games.base import LEVELS, Game, parse_action
 
 __all__ = ["GameEnv", "resolve_game", "CONFIGS_PER_LEVEL", "DEFAULT_DIFFICULTY"]
@@ -107,8 +107,7 @@ class GameEnv(TextPuzzleEnv):
         self.game_cls = resolve_game(game)
         if isinstance(difficulty, bool) or difficulty not in LEVELS:
             raise ValueError(f"difficulty must be one of {LEVELS}, got {difficulty!r}")
-        if isinstance(configs_per_level, bool) or not isinstance(configs_per_level, int) or configs_per_level < 1:
-            raise ValueError(f"configs_per_level must be a positive int, got {configs_per_level!r}")
+        check_int("configs_per_level", configs_per_level)
         self.difficulty = difficulty
         self.configs_per_level = configs_per_level
         self.vocabulary = dict(vocabulary) if vocabulary else None

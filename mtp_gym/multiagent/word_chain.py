@@ -74,7 +74,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from mtp_gym.core import TEXT_CHARSET
+from mtp_gym.core import TEXT_CHARSET, check_int
 from mtp_gym.data import scowl_words
 from mtp_gym.envs.word_chain import (
     BENCH_LEXICON_SIZE,
@@ -131,11 +131,9 @@ class WordChainAECEnv(AECEnv):
         if action_type not in ACTION_TYPES:
             raise ValueError(f"action_type={action_type!r} is not supported; allowed: {ACTION_TYPES}")
         n_words = len(scowl_words())
-        if isinstance(lexicon_size, bool) or not isinstance(lexicon_size, int) or not 2 <= lexicon_size <= n_words:
-            raise ValueError(f"lexicon_size must be an int in [2, {n_words}], got {lexicon_size!r}")
-        for name, value in (("max_turns", max_turns), ("max_format_errors", max_format_errors)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        check_int("lexicon_size", lexicon_size, 2, n_words)
+        check_int("max_turns", max_turns)
+        check_int("max_format_errors", max_format_errors)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported; allowed: {self.metadata['render_modes']} or None")
         if configs is None:

@@ -23,6 +23,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from mtp_gym.core import check_int
 from mtp_gym.games.env import feedback_value
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 
@@ -37,8 +38,7 @@ class CounterfactualRevision(ProbeWrapper):
 
     def __init__(self, env: gym.Env, revise_query: int = 2, seed: int = 0) -> None:
         super().__init__(env, seed=seed, revise_query=revise_query)
-        if isinstance(revise_query, bool) or not isinstance(revise_query, int) or revise_query < 1:
-            raise ValueError(f"revise_query must be a positive int, got {revise_query!r}")
+        check_int("revise_query", revise_query)
         self.revise_query = revise_query
         self._reset_state()
 

@@ -44,26 +44,24 @@ from typing import Any, Hashable, Sequence
 import gymnasium as gym
 
 from mtp_gym.core import InvalidAction
+from mtp_gym.parsing import extract_tag
 from mtp_gym.games.base import Evidence, Game, parse_action
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 
 __all__ = ["NecessityJudgment", "parse_unnecessary", "determines_target", "format_numbers"]
 
-_UNNECESSARY_RE = re.compile(r"<\s*unnecessary\s*>(.*?)<\s*/\s*unnecessary\s*>", re.IGNORECASE | re.DOTALL)
 _UNNECESSARY_OPEN = re.compile(r"<\s*unnecessary\b", re.IGNORECASE)
 
 
 def parse_unnecessary(text: str, pool_size: int) -> list[int]:
     """The sorted observation numbers of the last ``<unnecessary>`` tag; ``InvalidAction`` if
     there is none or a number is malformed or outside ``1..pool_size``."""
-    found = None
-    for found in _UNNECESSARY_RE.finditer(text):
-        pass
-    if found is None:
+    content = extract_tag(text, "unnecessary")
+    if content is None:
         if _UNNECESSARY_OPEN.search(text):
             raise InvalidAction("the <unnecessary> tag is not closed.")
         raise InvalidAction("no <unnecessary>...</unnecessary> tag found (leave it empty to keep every observation).")
-    content = found.group(1).strip().strip("[](){}.")
+    content = content.strip("[](){}.")
     if content.lower() in ("", "none"):
         return []
     numbers: set[int] = set()

@@ -16,7 +16,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from mtp_gym.core import TextPuzzleEnv
+from mtp_gym.core import TextPuzzleEnv, check_int
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 
 __all__ = ["IntraGameNoise", "IRRELEVANT_SENTENCES", "VACUOUS_FRAGMENTS"]
@@ -89,9 +89,8 @@ class IntraGameNoise(ProbeWrapper):
 
     def __init__(self, env: gym.Env, rule_sentences: int = 3, reply_fragments: int = 1, seed: int = 0) -> None:
         super().__init__(env, seed=seed, rule_sentences=rule_sentences, reply_fragments=reply_fragments)
-        for name, value in (("rule_sentences", rule_sentences), ("reply_fragments", reply_fragments)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+        check_int("rule_sentences", rule_sentences, 0)
+        check_int("reply_fragments", reply_fragments, 0)
         self.rule_sentences = rule_sentences
         self.reply_fragments = reply_fragments
 
