@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from typing import Iterable, Sequence
+from functools import cached_property
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from mtp_gym.core import InvalidAction
+from mtp_gym.games.base import Game
 
 Edge = tuple[int, int]
 
@@ -92,3 +94,21 @@ def parse_edges(text: str, allowed: Iterable[Edge], count: int | None, example: 
 def parse_ints(text: str) -> list[int]:
     """Every non-negative integer in ``text``, in order."""
     return [int(x) for x in _INT_RE.findall(text)]
+
+
+class ShownGraphGame(Game):
+    """A game on a random connected graph shown in the rules (public ``edges``;
+    ``{edge_list}`` in the rules template). Levels need ``n`` and ``m``."""
+
+    @classmethod
+    def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
+        p = cls.levels[level - 1]
+        return {"edges": random_connected_graph(p["n"], p["m"], rng)}
+
+    @cached_property
+    def edges(self) -> tuple[Edge, ...]:
+        """The public edges as a hashable tuple (computed once per instance)."""
+        return tuple(tuple(e) for e in self.public["edges"])
+
+    def rules_fields(self) -> dict[str, Any]:
+        return {"edge_list": format_edges(self.edges)}

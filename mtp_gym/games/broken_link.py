@@ -25,8 +25,8 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from mtp_gym.games._graph import Edge, adjacency, all_pairs, bfs_distances, format_edges, parse_edges, random_connected_graph
-from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games._graph import ShownGraphGame, Edge, adjacency, all_pairs, bfs_distances, format_edges, parse_edges, random_connected_graph
+from mtp_gym.games.base import QuerySpec
 
 HUB = 1
 
@@ -57,7 +57,7 @@ def _components(n: int, edges: tuple[Edge, ...], broken: tuple[Edge, ...]) -> tu
     return tuple(label)
 
 
-class BrokenLink(Game):
+class BrokenLink(ShownGraphGame):
     name = "BrokenLink"
     structure = "graph"
     inference = "abductive"
@@ -106,7 +106,7 @@ class BrokenLink(Game):
     def rules_fields(self) -> dict[str, Any]:
         lost = self.public["lost"]
         return {
-            "edge_list": format_edges(self.public["edges"]),
+            **super().rules_fields(),
             "lost_list": ", ".join(str(v) for v in lost),
             "node_cap": self.vocab["node"][:1].upper() + self.vocab["node"][1:],
             "node_plural": self.vocab["node"] if len(lost) == 1 else self.vocab["nodes"],
@@ -114,10 +114,7 @@ class BrokenLink(Game):
 
     def _key(self) -> tuple[tuple[Edge, ...], tuple[int, ...]]:
         """The public graph and outcome as hashable tuples (computed once per instance)."""
-        key = getattr(self, "_key_cache", None)
-        if key is None:
-            key = self._key_cache = (tuple(tuple(e) for e in self.public["edges"]), tuple(self.public["lost"]))
-        return key
+        return self.edges, tuple(self.public["lost"])
 
     def candidate_states(self) -> tuple[tuple[Edge, ...], ...]:
         edges, lost = self._key()

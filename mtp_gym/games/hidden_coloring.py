@@ -17,19 +17,21 @@ states over the benchmark split.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Hashable
 
 import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games._graph import adjacency, all_pairs, format_edges, parse_ints, random_connected_graph
-from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games._graph import ShownGraphGame, adjacency, all_pairs, parse_ints, random_connected_graph
+from mtp_gym.games.base import QuerySpec
 
 Labels = tuple[int, ...]
 
 COLOURS = 3
 
 
+@lru_cache(maxsize=256)
 def proper_partitions(n: int, edges: tuple[tuple[int, int], ...], colours: int = COLOURS) -> tuple[Labels, ...]:
     """Every proper colouring of nodes ``1..n`` with at most ``colours`` unlabelled colours.
 
@@ -68,7 +70,7 @@ def canonical(groups: list[list[int]], n: int) -> Labels:
     return tuple(relabel.setdefault(owner[v], len(relabel)) for v in range(1, n + 1))
 
 
-class HiddenColoring(Game):
+class HiddenColoring(ShownGraphGame):
     name = "HiddenColoring"
     structure = "graph"
     inference = "deductive"
@@ -112,15 +114,8 @@ class HiddenColoring(Game):
             if proper_partitions(p["n"], edges):
                 return {"edges": edges}
 
-    def rules_fields(self) -> dict[str, Any]:
-        return {"edge_list": format_edges(self.public["edges"])}
-
     def candidate_states(self) -> tuple[Labels, ...]:
-        key = tuple(tuple(e) for e in self.public["edges"])
-        if getattr(self, "_states_key", None) != key:
-            self._states = proper_partitions(self.params["n"], key)
-            self._states_key = key
-        return self._states
+        return proper_partitions(self.params["n"], self.edges)
 
     def query_args(self, name: str) -> list[tuple]:
         n = self.params["n"]

@@ -11,17 +11,16 @@ the ``n`` {nodes}.
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from typing import Hashable
 
-import numpy as np
 
-from mtp_gym.games._graph import adjacency, bfs_distances, format_edges, random_connected_graph
-from mtp_gym.games.base import Game, QuerySpec, answer_number
+from mtp_gym.games._graph import ShownGraphGame, adjacency, bfs_distances
+from mtp_gym.games.base import QuerySpec, answer_number
 
 MAX_RADIUS = 2
 
 
-class HiddenNode(Game):
+class HiddenNode(ShownGraphGame):
     name = "HiddenNode"
     structure = "graph"
     inference = "deductive"
@@ -44,14 +43,6 @@ class HiddenNode(Game):
         "You have {budget} turns in all (questions and the answer)."
     )
     answer_format = "<answer>3</answer>"
-
-    @classmethod
-    def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
-        p = cls.levels[level - 1]
-        return {"edges": random_connected_graph(p["n"], p["m"], rng)}
-
-    def rules_fields(self) -> dict[str, Any]:
-        return {"edge_list": format_edges(self.public["edges"])}
 
     def _distances(self) -> dict[int, dict[int, int]]:
         """All-pairs hop distances of the shown graph (computed once per instance)."""

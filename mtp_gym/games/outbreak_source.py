@@ -21,8 +21,8 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from mtp_gym.games._graph import Edge, adjacency, bfs_distances, format_edges, random_connected_graph
-from mtp_gym.games.base import Game, QuerySpec, answer_number
+from mtp_gym.games._graph import ShownGraphGame, Edge, adjacency, bfs_distances, random_connected_graph
+from mtp_gym.games.base import QuerySpec, answer_number
 
 MAX_DAY = 3
 
@@ -49,7 +49,7 @@ def illness_days(edges: tuple[Edge, ...], ill: tuple[int, ...], source: int) -> 
     return bfs_distances(adj, source)
 
 
-class OutbreakSource(Game):
+class OutbreakSource(ShownGraphGame):
     name = "OutbreakSource"
     structure = "graph"
     inference = "abductive"
@@ -97,17 +97,14 @@ class OutbreakSource(Game):
 
     def rules_fields(self) -> dict[str, Any]:
         return {
-            "edge_list": format_edges(self.public["edges"]),
+            **super().rules_fields(),
             "ill_list": ", ".join(str(v) for v in self.public["ill_people"]),
             "people_cap": self.vocab["people"][:1].upper() + self.vocab["people"][1:],
         }
 
     def _key(self) -> tuple[tuple[Edge, ...], tuple[int, ...]]:
         """The public graph and outcome as hashable tuples (computed once per instance)."""
-        key = getattr(self, "_key_cache", None)
-        if key is None:
-            key = self._key_cache = (tuple(tuple(e) for e in self.public["edges"]), tuple(self.public["ill_people"]))
-        return key
+        return self.edges, tuple(self.public["ill_people"])
 
     def candidate_states(self) -> tuple[int, ...]:
         return tuple(self.public["ill_people"])

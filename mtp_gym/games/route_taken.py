@@ -22,8 +22,8 @@ from typing import Any, Hashable
 import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games._graph import Edge, adjacency, bfs_distances, edge, format_edges, parse_ints, random_connected_graph
-from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games._graph import ShownGraphGame, Edge, adjacency, bfs_distances, edge, parse_ints, random_connected_graph
+from mtp_gym.games.base import QuerySpec
 
 Route = tuple[int, ...]
 
@@ -58,7 +58,7 @@ def simple_paths(n: int, edges: tuple[Edge, ...], s: int, t: int, length: int) -
     return tuple(_paths(n, edges, s, t, length, None))
 
 
-class RouteTaken(Game):
+class RouteTaken(ShownGraphGame):
     name = "RouteTaken"
     structure = "graph"
     inference = "abductive"
@@ -119,13 +119,9 @@ class RouteTaken(Game):
                     s, t = t, s
                 return {"edges": edges, "s": s, "t": t, "L": length}
 
-    def rules_fields(self) -> dict[str, Any]:
-        return {"edge_list": format_edges(self.public["edges"])}
-
     def candidate_states(self) -> tuple[Route, ...]:
         p = self.public
-        edges = tuple(tuple(e) for e in p["edges"])
-        return simple_paths(self.params["n"], edges, p["s"], p["t"], p["L"])
+        return simple_paths(self.params["n"], self.edges, p["s"], p["t"], p["L"])
 
     def query_args(self, name: str) -> list[tuple]:
         if name == "visited":
