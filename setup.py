@@ -1,9 +1,12 @@
-"""Package list: discovered subpackages plus the top-level ``assets/`` installed as ``mtp_gym.assets``.
+"""Package list: discovered subpackages plus the top-level folders installed inside ``mtp_gym``.
 
+``assets/`` installs as ``mtp_gym.assets`` and ``agents/`` as ``mtp_gym.agents`` (a top-level
+``agents`` module would collide with other distributions, e.g. the OpenAI Agents SDK).
 Everything else lives in pyproject.toml; setuptools' ``packages.find`` cannot add a package
 that ``package-dir`` maps from outside the tree, hence this file.
 """
 
 from setuptools import find_packages, setup
 
-setup(packages=find_packages(include=["mtp_gym", "mtp_gym.*", "agents", "agents.*"]) + ["mtp_gym.assets"])
+agents = ["mtp_gym.agents"] + [f"mtp_gym.agents.{p}" for p in find_packages("agents")]
+setup(packages=find_packages(include=["mtp_gym", "mtp_gym.*"]) + ["mtp_gym.assets"] + agents)

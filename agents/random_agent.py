@@ -9,7 +9,7 @@ import numpy as np
 from mtp_gym.envs.word_guess import vocabulary_in
 from mtp_gym.envs.movie_rec import FINAL_PROMPT as MOVIE_REC_FINAL_PROMPT
 from mtp_gym.envs.movie_rec import parse_table as movie_rec_table
-from agents.oracles.circuit_decoding import read_setup as circuit_decoding_setup
+from mtp_gym.agents.oracles.circuit_decoding import read_setup as circuit_decoding_setup
 
 
 class RandomAgent:
@@ -76,7 +76,7 @@ class TuringMachineRandomAgent(RandomAgent):
         return f"BLUE={b}, YELLOW={y}, PURPLE={p}"
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
-        from agents.oracles.turing_machine import read_instructions
+        from mtp_gym.agents.oracles.turing_machine import read_instructions
 
         if self._setup is None:
             cards, _, cot = read_instructions(observation)
@@ -128,7 +128,7 @@ class WordChainRandomWordAgent(RandomAgent):
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if self._words is None:
-            from agents.oracles.word_chain import lexicon_from_instructions
+            from mtp_gym.agents.oracles.word_chain import lexicon_from_instructions
 
             self._words = lexicon_from_instructions(observation)
         return f"'{self._words[int(self.rng.integers(len(self._words)))]}'"

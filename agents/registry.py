@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from functools import partial
 
-from agents.base import register_agent
-from agents.oracles.circuit_decoding import CircuitDecodingOracle
-from agents.oracles.query_games import QueryGameOracle, QueryGameRandomAgent
-from agents.oracles.necessity import NecessityOracle
-from agents.oracles.twenty_questions import TwentyQuestionsAdversary, TwentyQuestionsOracle
-from agents.oracles.word_guess import WordGuessOracle
-from agents.oracles.movie_rec import MovieRecOracle
-from agents.oracles.turing_machine import TuringMachineOracle
-from agents.random_agent import CircuitDecodingRandomAgent, TuringMachineRandomAgent, WordGuessRandomAgent
-from agents.random_agent import TwentyQuestionsRandomAgent
-from agents.random_agent import MovieRecRandomAgent
-from agents.oracles.word_chain import WordChainOracle
-from agents.random_agent import WordChainRandomAgent, WordChainRandomWordAgent
-from mtp_gym.games.env import resolve_game
+from mtp_gym.agents.base import make_agent, register_agent
+from mtp_gym.agents.oracles.circuit_decoding import CircuitDecodingOracle
+from mtp_gym.agents.oracles.query_games import QueryGameOracle, QueryGameRandomAgent
+from mtp_gym.agents.oracles.necessity import NecessityOracle
+from mtp_gym.agents.oracles.twenty_questions import TwentyQuestionsAdversary, TwentyQuestionsOracle
+from mtp_gym.agents.oracles.word_guess import WordGuessOracle
+from mtp_gym.agents.oracles.movie_rec import MovieRecOracle
+from mtp_gym.agents.oracles.turing_machine import TuringMachineOracle
+from mtp_gym.agents.random_agent import CircuitDecodingRandomAgent, TuringMachineRandomAgent, WordGuessRandomAgent
+from mtp_gym.agents.random_agent import TwentyQuestionsRandomAgent
+from mtp_gym.agents.random_agent import MovieRecRandomAgent
+from mtp_gym.agents.oracles.word_chain import WordChainOracle
+from mtp_gym.agents.random_agent import WordChainRandomAgent, WordChainRandomWordAgent
+from mtp_gym.episode import run_episode
+from mtp_gym.games.env import GameEnv, resolve_game
 from mtp_gym.registration import GAME_IDS
+from mtp_gym.wrappers.probes.boundary import TranscriptSource, register_transcript_source
 
 register_agent("MTP/WordGuess-v0", "oracle", WordGuessOracle)
 register_agent("MTP/WordGuess-v0", "random", WordGuessRandomAgent)
@@ -41,3 +43,19 @@ for _game_id, _game_path in GAME_IDS.items():
     register_agent(_game_id, "random", partial(QueryGameRandomAgent, resolve_game(_game_path)))
     # the reference solver of the necessity-judgment probe (mtp_gym.wrappers.probes)
     register_agent(_game_id, "necessity_oracle", partial(NecessityOracle, resolve_game(_game_path)))
+
+
+def previous_game(kind: str) -> TranscriptSource:
+    """The boundary probe's transcript source: agent ``kind`` playing the previous game."""
+
+    def source(env_id: str, level: int, config_id: int, seed: int) -> tuple[list[dict[str, str]], str]:
+        env = GameEnv(resolve_game(GAME_IDS[env_id]), difficulty=level)
+        result = run_episode(env, make_agent(kind, env_id), config_id=config_id, seed=seed)
+        return result.transcript, result.outcome
+
+    source.__name__ = kind
+    return source
+
+
+for _kind in ("oracle", "random"):
+    register_transcript_source(_kind, previous_game(_kind))

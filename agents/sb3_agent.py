@@ -1,4 +1,4 @@
-"""A trained stable-baselines3 model on a discrete view, as a text :class:`agents.base.Policy`.
+"""A trained stable-baselines3 model on a discrete view, as a text :class:`mtp_gym.agents.base.Policy`.
 
 The harness (:func:`mtp_gym.eval.runner.evaluate`) talks text: it hands a policy the text
 observation and ``info`` (without ``hidden``) and wants text back. A model trained on a

@@ -18,7 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 import mtp_gym  # noqa: F401
-from agents import make_agent
+from mtp_gym.agents import make_agent
 from mtp_gym.envs.circuit_decoding import CircuitDecodingEnv, call_text, function_distribution, row_inputs
 from mtp_gym.eval import evaluate, summarize
 from mtp_gym.eval.runner import run_episode

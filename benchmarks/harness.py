@@ -21,7 +21,7 @@ from pathlib import Path
 import gymnasium as gym
 
 import mtp_gym
-from agents import agent_kinds, make_agent
+from mtp_gym.agents import agent_kinds, make_agent
 from mtp_gym.eval.harness import AgentConfig, run_eval, select_configs
 from mtp_gym.eval.runner import public_info
 
@@ -48,7 +48,7 @@ def harness(env_id: str, split: str, out: Path, workers: int = 1) -> float:
 
 def model_rates(env_ids: list[str], max_tokens: int) -> None:
     """tokens/s (prompt + completion, and completion alone) of one short episode per env."""
-    from agents.llm.models import smollm2_gguf
+    from mtp_gym.agents.llm.models import smollm2_gguf
 
     gguf = smollm2_gguf()
     runs = {"hf:smollm2": {"max_new_tokens": max_tokens}}

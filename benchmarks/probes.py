@@ -20,8 +20,8 @@ import time
 import gymnasium as gym
 
 import mtp_gym  # noqa: F401
-from agents import make_agent
-from agents.oracles.query_games import QueryGameOracle
+from mtp_gym.agents import make_agent
+from mtp_gym.agents.oracles.query_games import QueryGameOracle
 from mtp_gym.eval.runner import public_info
 from mtp_gym.games import resolve_game
 from mtp_gym.registration import GAME_IDS

@@ -15,7 +15,7 @@ import time
 import gymnasium as gym
 
 import mtp_gym  # noqa: F401
-from agents import make_agent
+from mtp_gym.agents import make_agent
 from mtp_gym.eval.runner import public_info
 from mtp_gym.games import resolve_game
 from mtp_gym.registration import GAME_IDS

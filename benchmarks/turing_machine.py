@@ -18,7 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 import mtp_gym  # noqa: F401
-from agents import make_agent
+from mtp_gym.agents import make_agent
 from mtp_gym.envs.turing_machine import TuringMachineEnv
 from mtp_gym.eval.runner import public_info
 from mtp_gym.turnbench import rules

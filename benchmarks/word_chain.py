@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 import mtp_gym  # noqa: F401
-from agents.oracles.word_chain import WordChainSolver
+from mtp_gym.agents.oracles.word_chain import WordChainSolver
 from mtp_gym import word_chain_v0
 from mtp_gym.envs.word_chain import WordChainEnv, benchmark_games, lexicon_tables
 from mtp_gym.eval import evaluate, summarize

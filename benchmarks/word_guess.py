@@ -14,7 +14,7 @@ import gymnasium as gym
 import numpy as np
 
 import mtp_gym  # noqa: F401
-from agents.oracles import word_guess as oracle_module
+from mtp_gym.agents.oracles import word_guess as oracle_module
 from mtp_gym.envs.word_guess import WordGuessEnv, benchmark_vocabularies
 from mtp_gym.eval import evaluate, summarize
 

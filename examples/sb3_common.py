@@ -22,7 +22,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 import mtp_gym  # noqa: F401  (registers the ids)
 import torch
-from agents.sb3_agent import SB3Policy
+from mtp_gym.agents.sb3_agent import SB3Policy
 from mtp_gym.eval.runner import evaluate, summarize
 
 

@@ -44,8 +44,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
-from agents.llm.chat import ChatAgent  # noqa: E402
-from agents.llm.hf_agent import resolve_model_path  # noqa: E402
+from mtp_gym.agents.llm.chat import ChatAgent  # noqa: E402
+from mtp_gym.agents.llm.hf_agent import resolve_model_path  # noqa: E402
 from mtp_gym.rollout import collect, prompt_rows, to_sft  # noqa: E402
 
 ENV_ID = "MTP/HiddenNumber-v0"
@@ -57,7 +57,7 @@ DEMO_CONFIG = 19
 class TokenChatPolicy(ChatAgent):
     """A chat policy that samples from a live (training) model and keeps the episode as tokens.
 
-    Unlike :class:`agents.llm.TransformersAgent`, which re-renders the chat template every turn,
+    Unlike :class:`mtp_gym.agents.llm.TransformersAgent`, which re-renders the chat template every turn,
     it appends the env's reply (rendered by the chat template) to the token ids it already has,
     so the ids handed to the trainer are exactly those the model was conditioned on and sampled.
     ``rollout_extra()`` returns ``prompt_ids``, ``completion_ids`` and ``env_mask``.

@@ -3,7 +3,7 @@
 import gymnasium as gym
 
 import mtp_gym  # noqa: F401
-from agents import make_agent
+from mtp_gym.agents import make_agent
 from mtp_gym.eval.runner import run_episode
 
 env = gym.make("MTP/WordGuess-v0", render_mode="ansi")

@@ -1,5 +1,6 @@
 """Every ``MTP/*`` environment id, registered in one place and grouped by paper.
 
+Entry points are strings, so this module imports no env: it is the table every layer may read.
 No id sets ``max_episode_steps``: each env enforces its own turn budget (a malformed action
 costs no turn, which a ``TimeLimit`` wrapper would get wrong).
 """
@@ -22,7 +23,7 @@ ENV_IDS: dict[str, str] = {
 
 #: Hidden-state query games (interactive reasoning paper): env id -> ``Game`` class. One generic
 #: env (``GAME_ENTRY_POINT``) serves them all; add one line per game file in mtp_gym/games/.
-GAME_ENTRY_POINT = "mtp_gym.registration:make_game_env"
+GAME_ENTRY_POINT = "mtp_gym.wrappers.probes:make_game_env"
 GAME_IDS: dict[str, str] = {
     "MTP/HiddenNumber-v0": "mtp_gym.games.hidden_number:HiddenNumber",
     "MTP/HiddenSubset-v0": "mtp_gym.games.hidden_subset:HiddenSubset",
@@ -61,21 +62,6 @@ DISCRETE_IDS: dict[str, str] = {
     "MTP/WordChainDiscrete-v0": "mtp_gym.wrappers.word_chain_discrete:make_env",
     "MTP/TuringMachineDiscrete-v0": "mtp_gym.wrappers.turing_machine_discrete:make_env",
 }
-
-
-def make_game_env(game, probe: str | None = None, probe_kwargs: dict | None = None, **kwargs):
-    """The query games' entry point: ``GameEnv(game, **kwargs)``, wrapped in the probe named
-    ``probe`` (``mtp_gym.wrappers.probes.PROBES``) with ``probe_kwargs`` when one is given."""
-    from mtp_gym.games.env import GameEnv
-
-    if probe is None and probe_kwargs:
-        raise ValueError("probe_kwargs given without probe; allowed probes: see mtp_gym.wrappers.probes.PROBES")
-    env = GameEnv(game, **kwargs)
-    if probe is None:
-        return env
-    from mtp_gym.wrappers.probes import apply_probe
-
-    return apply_probe(env, probe, **(probe_kwargs or {}))
 
 
 def register_envs() -> None:

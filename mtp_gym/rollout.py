@@ -2,9 +2,9 @@
 
 Collect
     :func:`collect` plays ``group_size`` episodes of each configuration (one *group*, as GRPO
-    compares completions of the same prompt) with any :class:`agents.base.Policy`, concurrently,
+    compares completions of the same prompt) with any :class:`mtp_gym.episode.Policy`, concurrently,
     and returns one :class:`Episode` per episode, ordered by ``(group_id, member)`` whatever the
-    concurrency. Episodes are played by :func:`mtp_gym.eval.runner.run_episode` (the same loop as
+    concurrency. Episodes are played by :func:`mtp_gym.episode.run_episode` (the same loop as
     every evaluation: the policy sees ``info`` without ``hidden``)::
 
         from mtp_gym.rollout import collect, to_dataset, to_sft
@@ -15,7 +15,7 @@ Collect
         sft = to_sft(eps)                   # TRL conversational SFT rows: {"messages": [...]}
 
 Policies
-    ``policy`` is an agent spec for :func:`agents.make_agent` (``"oracle"``, ``"random"``,
+    ``policy`` is an agent spec for :func:`mtp_gym.agents.make_agent` (``"oracle"``, ``"random"``,
     ``"hf:smollm2"``, ``"openai:MODEL"``, ``"py:module:factory"``), an
     :class:`mtp_gym.eval.harness.AgentConfig`, or a zero-argument callable returning a policy.
     Each worker builds its env and policy once per :func:`collect` call and reuses them across
@@ -77,7 +77,7 @@ import mtp_gym  # noqa: F401  (registers the ids)
 from mtp_gym.core import check_int
 from mtp_gym.eval.harness import EXECUTORS, AgentConfig, bounded_map
 from mtp_gym.eval.log import to_jsonable
-from mtp_gym.eval.runner import INFRA_ERROR, run_episode
+from mtp_gym.episode import INFRA_ERROR, run_episode
 
 __all__ = [
     "Episode",
@@ -134,23 +134,6 @@ def group_seeds(seed: int, group_id: int, group_size: int) -> tuple[int, list[in
     env_seed = int(np.random.SeedSequence([seed, group_id, 0]).generate_state(1)[0])
     members = [int(np.random.SeedSequence([seed, group_id, 1, k]).generate_state(1)[0]) for k in range(group_size)]
     return env_seed, members
-
-
-class _RewardRecorder(gym.Wrapper):
-    """Keeps the reward of every ``step`` since the last ``reset`` (cleared on reset)."""
-
-    def __init__(self, env: gym.Env) -> None:
-        super().__init__(env)
-        self.rewards: list[float] = []
-
-    def reset(self, **kwargs: Any) -> Any:
-        self.rewards = []
-        return self.env.reset(**kwargs)
-
-    def step(self, action: Any) -> Any:
-        out = self.env.step(action)
-        self.rewards.append(float(out[1]))
-        return out
 
 
 class _FixedSeed:
@@ -217,7 +200,7 @@ def _play(source: PolicySource, label: str, env_id: str, env_kwargs: dict[str, A
     group_id, member, config_id, env_seed, policy_seed = task
     if getattr(_LOCAL, "run", None) != run:
         _LOCAL.run = run
-        _LOCAL.pair = (_RewardRecorder(gym.make(env_id, **env_kwargs)), _build_policy(source, env_id))
+        _LOCAL.pair = (gym.make(env_id, **env_kwargs), _build_policy(source, env_id))
     env, policy = _LOCAL.pair
     result = run_episode(env, _FixedSeed(policy, policy_seed), config_id=config_id, seed=env_seed)
     score = None if result.outcome == INFRA_ERROR else float(result.score)
@@ -230,8 +213,8 @@ def _play(source: PolicySource, label: str, env_id: str, env_kwargs: dict[str, A
         env_seed=env_seed,
         policy_seed=policy_seed,
         messages=_chat_messages(result.transcript, policy),
-        rewards=list(env.rewards),
-        reward=float(sum(env.rewards)),
+        rewards=result.rewards,
+        reward=float(sum(result.rewards)),
         score=score,
         outcome=result.outcome,
         turns=result.turns,

@@ -6,7 +6,7 @@ import gymnasium as gym
 import pytest
 
 import mtp_gym
-from agents import agent_kinds
+from mtp_gym.agents import agent_kinds
 
 ENV_IDS = sorted(mtp_gym.ENV_IDS)
 
@@ -25,7 +25,7 @@ def env(env_id: str):
 
 def play_random(env: gym.Env, env_id: str, config_id: int, seed: int = 0):
     """Yield (observation, info) along one episode of the env's random agent."""
-    from agents import make_agent
+    from mtp_gym.agents import make_agent
     from mtp_gym.eval.runner import public_info
 
     agent = make_agent("random", env_id)

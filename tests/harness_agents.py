@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agents import make_agent
+from mtp_gym.agents import make_agent
 
 
 class SlowAgent:

@@ -17,8 +17,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.oracles.circuit_decoding import CircuitPosterior, read_setup
+from mtp_gym.agents import make_agent
+from mtp_gym.agents.oracles.circuit_decoding import CircuitPosterior, read_setup
 from mtp_gym.envs.circuit_decoding import (
     AND,
     NOT,

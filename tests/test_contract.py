@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ENV_IDS, agent_kinds, play_random
-from agents import make_agent
+from mtp_gym.agents import make_agent
 from mtp_gym.core import OUTCOMES
 from mtp_gym.eval.runner import public_info
 

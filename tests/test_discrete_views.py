@@ -14,7 +14,7 @@ import pytest
 from stable_baselines3.common.env_checker import check_env
 
 import mtp_gym  # noqa: F401
-from agents.sb3_agent import SB3Policy
+from mtp_gym.agents.sb3_agent import SB3Policy
 from mtp_gym.envs.circuit_decoding import input_row, row_inputs
 from mtp_gym.eval.runner import evaluate, public_info, run_episode
 from mtp_gym.turnbench import rules
@@ -136,7 +136,7 @@ def test_turing_machine_mask_is_legal_moves() -> None:
 
 def test_turing_machine_candidates_shrink_to_the_answer() -> None:
     """Following the oracle's moves, the view's candidate codes always hold the answer."""
-    from agents import make_agent
+    from mtp_gym.agents import make_agent
 
     env = _view("TuringMachine")
     raw = env.env

@@ -14,7 +14,7 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
-from mtp_gym.eval.cli import main
+from mtp_gym.cli import main
 from mtp_gym.eval.harness import AgentConfig, run_eval, select_configs
 from mtp_gym.eval.log import ConfigMismatch, RunLog, read_episodes
 from mtp_gym.eval.report import compute_rows, load_runs
@@ -25,7 +25,7 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("
 
 
 def cli(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mtp_gym.eval.cli", *args], env=ENV, capture_output=True, text=True, **kw)
+    return subprocess.run([sys.executable, "-m", "mtp_gym.cli", *args], env=ENV, capture_output=True, text=True, **kw)
 
 
 def keys(path: Path) -> list[tuple[str, int]]:
@@ -70,7 +70,7 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
             json.dumps({"env": WG, "delay": 0.01}), "--split", "40", "--workers", "2",
             "--executor", "thread", "--out", str(out), "--no-report", "--no-progress"]
     log = out / "py_harness_agents_SlowAgent" / "episodes.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "mtp_gym.eval.cli", *args], env=ENV)
+    proc = subprocess.Popen([sys.executable, "-m", "mtp_gym.cli", *args], env=ENV)
     deadline = time.time() + 60
     while time.time() < deadline and (not log.exists() or len(log.read_bytes().splitlines()) < 8):
         time.sleep(0.01)
@@ -214,21 +214,21 @@ def test_cli_errors_name_the_argument_and_allowed_values(argv, names, capsys, tm
 def test_play_in_the_terminal_with_piped_input():
     secret = gym.make(WG).reset(options={"config_id": 0})[1]["hidden"]["secret"]
     res = subprocess.run(
-        [sys.executable, "-m", "mtp_gym.eval.cli", "play", WG, "--config-id", "0"],
+        [sys.executable, "-m", "mtp_gym.cli", "play", WG, "--config-id", "0"],
         input=f"hello\n<attempt>{secret.lower()}</attempt>\n", capture_output=True, text=True, env=ENV,
     )
     assert res.returncode == 0, res.stderr
     out = res.stdout
     assert out.index("following vocabulary") < out.index("Invalid action") < out.index("Game over")
     assert "[turn 1/40] >" in out and "outcome=success, score=1.000, turns=1, format errors=1" in out
-    quit_early = subprocess.run([sys.executable, "-m", "mtp_gym.eval.cli", "play", WG, "--seed", "3"],
+    quit_early = subprocess.run([sys.executable, "-m", "mtp_gym.cli", "play", WG, "--seed", "3"],
                                 input="", capture_output=True, text=True, env=ENV)
     assert quit_early.returncode == 1 and "Quit before the end" in quit_early.stdout
 
 
 def test_model_and_python_agent_specs(monkeypatch):
-    from agents import make_agent
-    from agents.llm import HandoffAgent
+    from mtp_gym.agents import make_agent
+    from mtp_gym.agents.llm import HandoffAgent
 
     agent = make_agent("py:harness_agents:SlowAgent", WG, env=WG, delay=0.0)
     obs, info = gym.make(WG).reset(options={"config_id": 0})

@@ -30,7 +30,7 @@ from mtp_gym.eval.report import compute_rows, load_runs
 from mtp_gym.eval.runner import run_episode
 
 try:
-    from agents.llm.models import smollm2_gguf
+    from mtp_gym.agents.llm.models import smollm2_gguf
 
     GGUF = smollm2_gguf()
 except FileNotFoundError:
@@ -73,7 +73,7 @@ def check_protocol(transcript: list[dict], outcome: str, format_errors: int, usa
 def hf_agent():
     pytest.importorskip("transformers")
     pytest.importorskip("gguf")
-    from agents import make_agent
+    from mtp_gym.agents import make_agent
 
     return make_agent("hf:smollm2", ENV_IDS[0], max_new_tokens=MAX_TOKENS)
 
@@ -149,8 +149,8 @@ def test_openai_agent_plays_every_env_through_the_harness(server, tmp_path):
 
 
 def test_prompt_styles_and_system_prompt(server):
-    from agents import make_agent
-    from agents.llm import PROMPT_STYLES
+    from mtp_gym.agents import make_agent
+    from mtp_gym.agents.llm import PROMPT_STYLES
 
     env_id = "MTP/WordGuess-v0"
     agent = make_agent("openai:smollm2", env_id, base_url=server.url, max_tokens=MAX_TOKENS,
@@ -179,7 +179,7 @@ def test_handoff_finisher_continues_the_conversation(server, tmp_path):
 
 def test_retry_survives_a_server_restart_mid_run():
     pytest.importorskip("llama_cpp.server")
-    from agents import make_agent
+    from mtp_gym.agents import make_agent
 
     srv = LlamaServer().start()
     env_id = "MTP/WordGuess-v0"
@@ -207,7 +207,7 @@ def test_server_gone_for_good_is_an_infra_error_not_a_loss(tmp_path):
     srv = LlamaServer().start()
     env_id = "MTP/WordGuess-v0"
     config = AgentConfig("openai:smollm2", {"base_url": srv.url, "max_tokens": MAX_TOKENS, "max_retries": 2, "backoff": 0.05})
-    from agents import make_agent
+    from mtp_gym.agents import make_agent
 
     agent = make_agent(config.spec, env_id, **config.kwargs)
     env = gym.make(env_id, max_turns=6, max_format_errors=6)
@@ -279,7 +279,7 @@ class FlakyProxy:
 
 
 def test_retry_on_429_and_5xx_then_success(server):
-    from agents import make_agent
+    from mtp_gym.agents import make_agent
 
     proxy = FlakyProxy(server.url, [429, 503, 500])
     try:
@@ -293,8 +293,8 @@ def test_retry_on_429_and_5xx_then_success(server):
 
 
 def test_a_rejected_request_is_an_infra_error_at_once(server):
-    from agents import make_agent
-    from agents.base import InfrastructureError
+    from mtp_gym.agents import make_agent
+    from mtp_gym.agents.base import InfrastructureError
 
     wrong_path = server.url.removesuffix("/v1") + "/no-such-api"  # 404: a config error, not transient
     agent = make_agent("openai:smollm2", "MTP/WordGuess-v0", base_url=wrong_path, max_tokens=4)

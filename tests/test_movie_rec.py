@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.oracles.movie_rec import VersionSpace, expected_rank_scores
+from mtp_gym.agents.oracles.movie_rec import VersionSpace, expected_rank_scores
 from mtp_gym.envs.movie_rec import (
     ATTRIBUTES,
     DEFAULTS,

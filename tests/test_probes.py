@@ -15,9 +15,9 @@ import gymnasium as gym
 import pytest
 
 import mtp_gym  # noqa: F401
-from agents import make_agent
-from agents.oracles.necessity import irreducible_subset
-from agents.oracles.query_games import QueryGameOracle
+from mtp_gym.agents import make_agent
+from mtp_gym.agents.oracles.necessity import irreducible_subset
+from mtp_gym.agents.oracles.query_games import QueryGameOracle
 from mtp_gym.eval.runner import public_info
 from mtp_gym.games import GameEnv, resolve_game
 from mtp_gym.games.hidden_number import HiddenNumber
@@ -329,7 +329,7 @@ def test_probe_kwarg_of_the_entry_point_and_errors():
 
 
 def test_cli_probe_reaches_the_env(tmp_path):
-    from mtp_gym.eval.cli import main
+    from mtp_gym.cli import main
 
     argv = ["eval", "--env", "MTP/HiddenSubset-v0", "--split", "2", "--out", str(tmp_path), "--no-report", "--no-progress"]
     assert main(argv + ["--agent", "necessity_oracle", "--probe", "necessity", "--env-kwargs", '{"difficulty": 2}']) == 0

@@ -12,8 +12,8 @@ import gymnasium as gym
 import pytest
 
 import mtp_gym  # noqa: F401
-from agents import make_agent
-from agents.oracles.query_games import QueryGameOracle
+from mtp_gym.agents import make_agent
+from mtp_gym.agents.oracles.query_games import QueryGameOracle
 from mtp_gym.core import InvalidAction
 from mtp_gym.eval.runner import public_info
 from mtp_gym.games import Game, GameEnv, parse_action, resolve_game

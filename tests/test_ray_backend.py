@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mtp_gym.eval.cli import main
+from mtp_gym.cli import main
 from mtp_gym.eval.harness import AgentConfig, run_eval, select_configs
 from mtp_gym.eval.log import RunLog, read_episodes
 

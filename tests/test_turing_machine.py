@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import mtp_gym  # noqa: F401
-from agents import make_agent
-from agents.oracles.turing_machine import TuringMachineOracle, read_instructions
+from mtp_gym.agents import make_agent
+from mtp_gym.agents.oracles.turing_machine import TuringMachineOracle, read_instructions
 from mtp_gym.data import asset_path
 from mtp_gym.envs.turing_machine import TuringMachineEnv, parse_code
 from mtp_gym.eval.runner import public_info
@@ -492,7 +492,7 @@ def test_oracle_solves_1000_generated_setups(mode):
 def test_classic_oracle_is_within_one_percent_of_the_exact_optimum():
     """Expected queries over every hypothesis of a setup (each played as the truth) against the
     exact minimum (a lower bound that even ignores the round structure)."""
-    from agents.oracles.turing_machine import min_expected_queries
+    from mtp_gym.agents.oracles.turing_machine import min_expected_queries
 
     env = gym.make(ENV_ID)
     base = env.unwrapped

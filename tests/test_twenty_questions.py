@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import mtp_gym  # noqa: F401
-from agents import make_agent
+from mtp_gym.agents import make_agent
 from mtp_gym.data import asset_path
 from mtp_gym.envs import twenty_questions as tq
 from mtp_gym.envs.twenty_questions import (

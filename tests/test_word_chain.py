@@ -19,8 +19,8 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import mtp_gym
-from agents import make_agent
-from agents.oracles.word_chain import WordChainSolver, lexicon_from_instructions
+from mtp_gym.agents import make_agent
+from mtp_gym.agents.oracles.word_chain import WordChainSolver, lexicon_from_instructions
 from mtp_gym import word_chain_v0
 from mtp_gym.data import scowl_words
 from mtp_gym.envs.word_chain import (

@@ -10,8 +10,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.oracles.word_guess import WordGuessSolver
+from mtp_gym.agents import make_agent
+from mtp_gym.agents.oracles.word_guess import WordGuessSolver
 from mtp_gym.envs.word_guess import (
     INSTRUCTIONS,
     attempts_score,

@@ -5,17 +5,17 @@
 * :class:`HandoffAgent`: one agent plays the first turns, another finishes the conversation.
 
 Both LLM agents send the env's instructions as the first user message (see
-:mod:`agents.llm.prompts` for the answer-only / chain-of-thought styles), keep the chat history
+:mod:`mtp_gym.agents.llm.prompts` for the answer-only / chain-of-thought styles), keep the chat history
 of the episode and count tokens in ``agent.usage``. An endpoint failure raises
-:class:`agents.base.InfrastructureError` (the harness logs ``infra_error``, never a loss).
+:class:`mtp_gym.episode.InfrastructureError` (the harness logs ``infra_error``, never a loss).
 Heavy imports (``openai``, ``transformers``) happen only when an agent is built.
 """
 
-from agents.base import InfrastructureError
-from agents.llm.chat import ChatAgent
-from agents.llm.handoff import HandoffAgent
-from agents.llm.models import smollm2_gguf
-from agents.llm.prompts import PROMPT_STYLES, PromptStyle, get_prompt_style
+from mtp_gym.episode import InfrastructureError
+from mtp_gym.agents.llm.chat import ChatAgent
+from mtp_gym.agents.llm.handoff import HandoffAgent
+from mtp_gym.agents.llm.models import smollm2_gguf
+from mtp_gym.agents.llm.prompts import PROMPT_STYLES, PromptStyle, get_prompt_style
 
 __all__ = [
     "ChatAgent",
@@ -32,11 +32,11 @@ __all__ = [
 
 def __getattr__(name: str):
     if name == "OpenAIChatAgent":
-        from agents.llm.openai_agent import OpenAIChatAgent
+        from mtp_gym.agents.llm.openai_agent import OpenAIChatAgent
 
         return OpenAIChatAgent
     if name == "TransformersAgent":
-        from agents.llm.hf_agent import TransformersAgent
+        from mtp_gym.agents.llm.hf_agent import TransformersAgent
 
         return TransformersAgent
     raise AttributeError(name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.llm.prompts import PromptStyle, get_prompt_style
+from mtp_gym.agents.llm.prompts import PromptStyle, get_prompt_style
 
 __all__ = ["ChatAgent"]
 

@@ -7,9 +7,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from agents.llm.chat import ChatAgent
-from agents.llm.models import SMOLLM2_ALIAS, smollm2_gguf
-from agents.llm.prompts import PromptStyle
+from mtp_gym.agents.llm.chat import ChatAgent
+from mtp_gym.agents.llm.models import SMOLLM2_ALIAS, smollm2_gguf
+from mtp_gym.agents.llm.prompts import PromptStyle
 
 __all__ = ["TransformersAgent", "resolve_model_path"]
 
@@ -64,7 +64,7 @@ class TransformersAgent(ChatAgent):
         device: ``"cpu"`` (default), ``"cuda"``, …; ``dtype``: e.g. ``"bfloat16"``.
         max_new_tokens: reply length cap; ``temperature`` 0 (default) decodes greedily,
             otherwise samples with ``top_p``, seeded per episode by ``reset(seed)``.
-        prompt_style, system_prompt: see :mod:`agents.llm.prompts`.
+        prompt_style, system_prompt: see :mod:`mtp_gym.agents.llm.prompts`.
     """
 
     def __init__(

@@ -7,9 +7,9 @@ import random
 import time
 from typing import Any, Callable
 
-from agents.base import InfrastructureError
-from agents.llm.chat import ChatAgent
-from agents.llm.prompts import PromptStyle
+from mtp_gym.episode import InfrastructureError
+from mtp_gym.agents.llm.chat import ChatAgent
+from mtp_gym.agents.llm.prompts import PromptStyle
 
 __all__ = ["OpenAIChatAgent", "is_transient"]
 
@@ -37,7 +37,7 @@ class OpenAIChatAgent(ChatAgent):
         temperature, top_p, max_tokens, seed, stop: sampling parameters (``None``: the
             endpoint's default, as the Multi-Turn Puzzles paper used); ``extra`` adds any other
             ``chat.completions.create`` argument (e.g. ``{"reasoning_effort": "high"}``).
-        prompt_style, system_prompt: see :mod:`agents.llm.prompts`.
+        prompt_style, system_prompt: see :mod:`mtp_gym.agents.llm.prompts`.
         max_retries: tries after the first for transient transport errors (timeouts, lost
             connections, 429, 5xx), with exponential backoff from ``backoff`` seconds (doubling,
             capped at ``max_backoff``, jittered). When they are spent, or for any other API

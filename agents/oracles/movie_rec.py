@@ -6,10 +6,8 @@ that grid with the constraints ``w . (a - b) > 0`` (Yes), ``< 0`` (No) or ``= 0`
 points, all-zero vector excluded, drawn once from a fixed seed) and filters it by every answer,
 so the surviving points are a uniform sample of the weights still consistent with the user.
 ``No Preference`` is an exact equality constraint on the grid, which the sample handles like any
-other answer (about 1% of grid points survive a tie). If a sequence of answers ever empties the
-sample, the last non-empty sample is kept (this happens once in the
-1000 benchmark episodes; the surviving sample has a median of 636 points at the final pick,
-and 1 at the smallest).
+other answer (a tie leaves only a small share of the grid). If a sequence of answers ever
+empties the sample, the last non-empty sample is kept.
 
 Each question is the pair of library movies whose three-way answer (Yes / No / No Preference)
 has the highest entropy over the surviving points (estimated on at most ``question_sample`` of
@@ -17,23 +15,9 @@ them): the most informative question, which about halves the version space every
 final pick maximizes the expected score ``1 - (rank - 1) / 39`` over the surviving points
 (``pick="score"``), or the expected utility (``pick="utility"``, the posterior-mean weights).
 
-What it reaches on the 1000 benchmark configurations (``python benchmarks/movie_rec.py``, or
-``pytest -m slow tests/test_movie_rec.py -k full_split``; about 50 ms per episode, 50 s on this 2-core machine):
-**mean score 0.9585 (95% CI +- 0.0042), top-1 47.6%** (the random baseline: 0.5025, 2.6%); it
-meets a ``No Preference`` answer in 30.6% of the episodes.
-
-The issue's target (mean >= 0.98, top-1 >= 80%) is NOT reached, and we believe 10 pairwise
-answers cannot support it on these movie sets: a clairvoyant variant that already sees the
-unseen set while asking, and picks each question to maximize the chance of naming its best
-movie, reached 0.982 mean / 66% top-1 on a 100-configuration sample. Other things we measured
-(100-configuration samples): a 4x larger grid sample (``pool_size=1 << 22``) +0.003 mean and
-+7 points top-1 at 4x the memory and time, while topping the surviving sample up with 8M fresh
-grid draws filtered through the answers gave -0.003 mean and -4 points (so the sample size is
-not what limits it); questions chosen to minimize the expected regret or
-maximize the expected top-1 on synthetic dense movie sets built from the library's budget
-range: 1-2 points worse than the entropy rule; ``pick="utility"``: about 1 point worse than
-``pick="score"``. The answers carry about 10.5 bits (the version space shrinks about 1500-fold),
-and the 40 dense movies are often separated by less than what remains uncertain.
+Its scores on the benchmark split: ``python benchmarks/movie_rec.py`` (the README quotes them);
+``pytest -m slow tests/test_movie_rec.py -k full_split`` checks them. It is a strong player, not
+a proven ceiling: ten pairwise answers leave the best of 40 dense unseen movies uncertain.
 """
 
 from __future__ import annotations

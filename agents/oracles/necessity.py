@@ -21,7 +21,7 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
-from agents.oracles.query_games import game_from_info
+from mtp_gym.agents.oracles.query_games import game_from_info
 
 from mtp_gym.games.base import Evidence, Game
 

@@ -6,12 +6,7 @@ total number of attempts summed over all possible secrets, i.e. the expected num
 attempts for a uniformly drawn secret. :class:`WordGuessOracle` plays that tree, so its
 average number of attempts on each benchmark vocabulary **is the exact optimum**.
 
-Optimum (= oracle) mean attempts on the 10 benchmark vocabularies of 40 words, computed by
-``python benchmarks/word_guess.py`` (each: total attempts / 40):
-
-    vocabulary  0-9: 2.175, 2.200, 2.350, 2.250, 2.275, 2.225, 2.225, 2.300, 2.325, 2.300
-    overall: 2.2625 attempts, mean score 0.9676, 400/400 solved.
-
+The optimum per benchmark vocabulary: ``python benchmarks/word_guess.py``.
 ``tests/test_word_guess.py`` checks that the oracle's attempts equal the solver's optimum
 on every vocabulary, and that the bounded search equals a plain unbounded exhaustive
 recursion on sub-vocabularies.

@@ -68,7 +68,7 @@ Information:
 
 Arguments:
     ``opponent`` (``"random"`` or any policy with ``reset(seed)`` and ``act(observation,
-    info) -> str``, e.g. ``agents.make_agent("oracle", "MTP/WordChain-v0")``; it sees what
+    info) -> str``, e.g. ``mtp_gym.agents.make_agent("oracle", "MTP/WordChain-v0")``; it sees what
     a player sees: its own observations and ``info`` with ``legal_moves``, ``used_words``,
     ``chain``, ``max_turns``), ``lexicon_size`` (500; other sizes have no benchmark
     split), ``max_turns`` (20, words per player), ``configs`` (``None`` |

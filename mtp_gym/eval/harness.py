@@ -27,7 +27,7 @@ import numpy as np
 import mtp_gym  # noqa: F401  (registers the ids)
 from mtp_gym.core import check_int
 from mtp_gym.eval.log import RunLog
-from mtp_gym.eval.runner import INFRA_ERROR, run_episode
+from mtp_gym.episode import INFRA_ERROR, run_episode
 
 __all__ = ["AgentConfig", "run_eval", "select_configs", "play_config", "bounded_map", "EXECUTORS", "BACKENDS", "BackendUnavailable"]
 
@@ -44,10 +44,10 @@ TRANSPORT_KWARGS = ("base_url", "api_key_env", "max_retries", "backoff", "max_ba
 class AgentConfig:
     """What plays: an agent spec with its kwargs, optionally handing over to a finisher.
 
-    ``spec`` is anything :func:`agents.make_agent` accepts (``oracle``, ``random``,
+    ``spec`` is anything :func:`mtp_gym.agents.make_agent` accepts (``oracle``, ``random``,
     ``openai:MODEL``, ``hf:PATH``, ``py:module:factory``). With ``finisher`` set, ``spec`` plays
     turns 1 … ``handoff_turn``-1 and ``finisher`` takes over the conversation at turn
-    ``handoff_turn`` (:class:`agents.llm.HandoffAgent`).
+    ``handoff_turn`` (:class:`mtp_gym.agents.llm.HandoffAgent`).
     """
 
     spec: str
@@ -81,17 +81,17 @@ class AgentConfig:
         return {"agent": self.label, **d}
 
     def build(self, env_id: str) -> Any:
-        from agents import make_agent
+        from mtp_gym.agents import make_agent
 
         agent = make_agent(self.spec, env_id, **self.kwargs)
         if self.finisher is None:
             return agent
-        from agents.llm.handoff import HandoffAgent
+        from mtp_gym.agents.llm.handoff import HandoffAgent
 
         return HandoffAgent(agent, make_agent(self.finisher, env_id, **self.finisher_kwargs), self.handoff_turn)
 
     def is_model(self) -> bool:
-        from agents.base import MODEL_PREFIXES
+        from mtp_gym.agents.base import MODEL_PREFIXES
 
         return any(s and s.startswith(MODEL_PREFIXES) for s in (self.spec, self.finisher))
 

@@ -25,7 +25,7 @@ in the instructions and the PASS/FAIL results): the stage (one-hot of 3), the fr
 the round cap used, the queries made this round (/3), the round's proposal (one-hot of
 125, zero outside a round), the codes that are still possible answers (125: the unique
 solution of some criteria assignment consistent with every result and the game's rules,
-``agents.oracles.turing_machine.TuringMachineBelief``, the oracle's exact tracker), the
+``mtp_gym.agents.oracles.turing_machine.TuringMachineBelief``, the oracle's exact tracker), the
 number of possible answers (/125), and per verifier slot 0-5: whether the setup has it,
 whether it was queried this round, its result (1 PASS) and the fraction of the consistent
 hypotheses under which it would PASS the round's proposal (0 outside a round). Works in
@@ -139,7 +139,7 @@ class TuringMachineDiscrete(gym.Wrapper):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        from agents.oracles.turing_machine import TuringMachineBelief, read_instructions
+        from mtp_gym.agents.oracles.turing_machine import TuringMachineBelief, read_instructions
 
         obs, info = self.env.reset(seed=seed, options=options)
         cards, nightmare, self._cot = read_instructions(obs)

@@ -85,7 +85,7 @@ class WordChainDiscrete(gym.Wrapper):
         return np.concatenate([self._legal, self._used, self._next_letter, unused, tail]).astype(np.float32)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        from agents.oracles.word_chain import lexicon_from_instructions
+        from mtp_gym.agents.oracles.word_chain import lexicon_from_instructions
 
         obs, info = self.env.reset(seed=seed, options=options)
         self.lexicon = lexicon_from_instructions(obs)

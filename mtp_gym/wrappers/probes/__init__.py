@@ -22,8 +22,7 @@ Three ways in::
     env = gym.make("MTP/HiddenSubset-v0", difficulty=2, probe="noise", probe_kwargs={"rule_sentences": 5})
     mtp-gym eval --env MTP/HiddenSubset-v0 --probe isomorphic --env-kwargs '{"difficulty": 2}'
 
-(``probe=``/``probe_kwargs=`` are taken by the query games' entry point,
-``mtp_gym.registration.make_game_env``.)
+(``probe=``/``probe_kwargs=`` are taken by the query games' entry point, :func:`make_game_env`.)
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from mtp_gym.games.env import GameEnv
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 from mtp_gym.wrappers.probes.boundary import InterGameBoundary
 from mtp_gym.wrappers.probes.counterfactual import CounterfactualRevision
@@ -52,6 +52,7 @@ __all__ = [
     "NecessityJudgment",
     "apply_probe",
     "domain_template",
+    "make_game_env",
 ]
 
 #: Probe name -> wrapper class.
@@ -75,3 +76,12 @@ def apply_probe(env: gym.Env, probe: str, **kwargs: Any) -> ProbeWrapper:
     if unknown:
         raise ValueError(f"probe_kwargs {unknown} are not arguments of the {probe!r} probe; allowed: {allowed}")
     return PROBES[probe](env, **kwargs)
+
+
+def make_game_env(game: Any, probe: str | None = None, probe_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> gym.Env:
+    """The query games' entry point: ``GameEnv(game, **kwargs)``, wrapped in the probe named
+    ``probe`` (a key of :data:`PROBES`) with ``probe_kwargs`` when one is given."""
+    if probe is None and probe_kwargs:
+        raise ValueError(f"probe_kwargs given without probe; allowed probes: {sorted(PROBES)}")
+    env = GameEnv(game, **kwargs)
+    return env if probe is None else apply_probe(env, probe, **(probe_kwargs or {}))

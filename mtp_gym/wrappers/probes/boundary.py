@@ -11,50 +11,48 @@ the boundary unless ``announce=True``.
 Where the previous transcript comes from (seeded, so every run sees the same one): a game
 drawn uniformly from ``games`` (default: every other registered query game, or this same
 game when it is the only one), at the same difficulty level, benchmark configuration drawn
-uniformly from its split, played by that game's registered ``source`` agent (``"oracle"``,
-default: a clean, successful episode; or ``"random"``: a failed, longer one). The draw is a
-function of the reset seed and the probe's ``seed``. ``info["probe"]["previous"]`` names the
+uniformly from its split, taken from the transcript ``source``: by name, that game's
+registered agent playing it (``"oracle"``, default: a clean, successful episode; or
+``"random"``: a failed, longer one; :mod:`mtp_gym.agents` registers both), or any callable
+(e.g. pre-played transcripts). The draw is a function of the reset seed and the probe's
+``seed``. ``info["probe"]["previous"]`` names the
 previous game, configuration, agent and outcome.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 import gymnasium as gym
 
 from mtp_gym.core import _format_messages
+from mtp_gym.games.env import CONFIGS_PER_LEVEL
+from mtp_gym.registration import GAME_IDS
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 
-__all__ = ["InterGameBoundary", "previous_transcript"]
+__all__ = ["InterGameBoundary", "TRANSCRIPT_SOURCES", "TranscriptSource", "register_transcript_source"]
 
-SOURCES = ("oracle", "random")
+#: ``source(env_id, level, config_id, seed) -> (messages, outcome)``: the chat messages of a
+#: previous game of ``env_id`` at ``level``, benchmark configuration ``config_id`` (played with
+#: ``seed``), and its outcome. Pre-played transcripts fit too: ``lambda *key: table[key]``.
+TranscriptSource = Callable[[str, int, int, int], tuple[list[dict[str, str]], str]]
+
+#: Named sources; :mod:`mtp_gym.agents` registers ``"oracle"`` and ``"random"`` (its agents
+#: playing the previous game) when it is imported.
+TRANSCRIPT_SOURCES: dict[str, TranscriptSource] = {}
 
 
-def previous_transcript(env_id: str, level: int, config_id: int, source: str, seed: int) -> tuple[list[dict[str, str]], str]:
-    """The chat messages of ``source`` playing ``env_id`` at ``level``, configuration
-    ``config_id`` (reset and agent seeded with ``seed``), and the outcome."""
-    from agents import make_agent
-    from mtp_gym.eval.runner import public_info
-    from mtp_gym.games.env import GameEnv, resolve_game
-    from mtp_gym.registration import GAME_IDS
-
-    env = GameEnv(resolve_game(GAME_IDS[env_id]), difficulty=level)
-    agent = make_agent(source, env_id)
-    agent.reset(seed=seed)
-    obs, info = env.reset(seed=seed, options={"config_id": config_id})
-    done = False
-    while not done:
-        obs, _, terminated, truncated, info = env.step(agent.act(obs, public_info(info)))
-        done = terminated or truncated
-    return env.transcript, info["outcome"]
+def register_transcript_source(name: str, source: TranscriptSource) -> None:
+    """Make ``InterGameBoundary(env, source=name)`` take its previous games from ``source``."""
+    TRANSCRIPT_SOURCES[name] = source
 
 
 @lru_cache(maxsize=1024)
-def _previous_text(env_id: str, level: int, config_id: int, source: str) -> tuple[str, str]:
-    """``previous_transcript`` (seeded with the config id) as one text, and its outcome."""
-    messages, outcome = previous_transcript(env_id, level, config_id, source, config_id)
+def _previous_text(source: TranscriptSource, env_id: str, level: int, config_id: int) -> tuple[str, str]:
+    """The previous game (seeded with its config id) as one text, and its outcome."""
+    messages, outcome = source(env_id, level, config_id, config_id)
     return _format_messages(messages), outcome
 
 
@@ -62,7 +60,9 @@ class InterGameBoundary(ProbeWrapper):
     """Put a previous game's whole transcript in front of each new game (see module docstring).
 
     Args:
-        source: the agent that played the previous game: ``"oracle"`` or ``"random"``.
+        source: where the previous games come from: the name of a registered source
+            (``"oracle"`` or ``"random"`` once :mod:`mtp_gym.agents` is imported), or a
+            :data:`TranscriptSource` callable.
         games: env ids the previous game is drawn from (default: every other id of
             ``GAME_IDS``; this game's own id if it is the only one).
         announce: add "A new game starts now." between the transcript and the new rules.
@@ -74,16 +74,21 @@ class InterGameBoundary(ProbeWrapper):
     def __init__(
         self,
         env: gym.Env,
-        source: str = "oracle",
+        source: str | TranscriptSource = "oracle",
         games: list[str] | tuple[str, ...] | None = None,
         announce: bool = False,
         seed: int = 0,
     ) -> None:
         super().__init__(env, seed=seed, source=source, games=games, announce=announce)
-        from mtp_gym.registration import GAME_IDS
-
-        if source not in SOURCES:
-            raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
+        if callable(source):
+            self.source_name = getattr(source, "__name__", type(source).__name__)
+        elif source in TRANSCRIPT_SOURCES:
+            self.source_name, source = source, TRANSCRIPT_SOURCES[source]
+        else:
+            raise ValueError(
+                f"source must be a transcript source callable or one of {sorted(TRANSCRIPT_SOURCES)}, got {source!r}"
+                + ("" if TRANSCRIPT_SOURCES else " (import mtp_gym.agents to register 'oracle' and 'random')")
+            )
         own = f"MTP/{self.base.game_cls.name}-v0"
         if games is None:
             games = [g for g in sorted(GAME_IDS) if g != own] or [own]
@@ -99,11 +104,15 @@ class InterGameBoundary(ProbeWrapper):
         rng = self._reseed(seed)
         env_id = self.games[int(rng.integers(len(self.games)))]
         level = self.base.difficulty
-        from mtp_gym.games.env import CONFIGS_PER_LEVEL
-
         config_id = int(rng.integers(CONFIGS_PER_LEVEL))
-        text, outcome = _previous_text(env_id, level, config_id, self.source)
-        self.previous = {"env_id": env_id, "level": level, "config_id": config_id, "source": self.source, "outcome": outcome}
+        text, outcome = _previous_text(self.source, env_id, level, config_id)
+        self.previous = {
+            "env_id": env_id,
+            "level": level,
+            "config_id": config_id,
+            "source": self.source_name,
+            "outcome": outcome,
+        }
         rules = f"A new game starts now.\n\n{obs}" if self.announce else obs
         obs = f"{text}\n\n[ENV]\n{rules}"
         self._set_last_message(obs)

@@ -76,8 +76,8 @@ def _model_kwargs(spec: str, args: argparse.Namespace, extra: dict[str, Any]) ->
 
 
 def _check_agent(spec: str, env_ids: list[str], what: str) -> None:
-    from agents import agent_kinds
-    from agents.base import MODEL_PREFIXES
+    from mtp_gym.agents import agent_kinds
+    from mtp_gym.agents.base import MODEL_PREFIXES
 
     if spec.startswith(MODEL_PREFIXES):
         return
@@ -98,8 +98,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not specs:
         raise _fail("--agent: empty; allowed: oracle, random, openai:MODEL, hf:PATH, py:module:factory")
     if args.env == "all":  # skip ids whose scripted agent has not landed yet, loudly
-        from agents import agent_kinds
-        from agents.base import MODEL_PREFIXES
+        from mtp_gym.agents import agent_kinds
+        from mtp_gym.agents.base import MODEL_PREFIXES
 
         for spec in specs + ([args.finisher] if args.finisher else []):
             if not spec.startswith(MODEL_PREFIXES):
@@ -186,7 +186,7 @@ def _report(dirs: list[Path], out: Path, price: list[str], baselines: bool, prog
 
 def _baseline_records(records, env_kwargs, out: Path, kinds, progress: bool) -> list[dict[str, Any]]:
     """Random and oracle episodes on the configurations the models played, where missing."""
-    from agents import agent_kinds
+    from mtp_gym.agents import agent_kinds
     from mtp_gym.eval.harness import AgentConfig, run_eval
     from mtp_gym.eval.log import latest
 
@@ -214,37 +214,51 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+class _TerminalPlayer:
+    """A person at the terminal as a policy: each observation printed, the next action read."""
+
+    def __init__(self) -> None:
+        self.hinted = False
+
+    def reset(self, seed: int | None = None) -> None:
+        self.hinted = False
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        print(observation)
+        if not self.hinted:
+            print("\n(Type your action on one line; a line ending in '\\' continues it. Ctrl-D quits.)")
+            self.hinted = True
+        lines: list[str] = []
+        while True:
+            line = input(f"\n[turn {info['turn'] + 1}/{info['max_turns']}] > " if not lines else "... ")
+            if not line.endswith("\\"):
+                lines.append(line)
+                return "\n".join(lines)
+            lines.append(line[:-1])
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     """A person plays in the terminal: the instructions, each reply, a prompt for the next action."""
     import gymnasium as gym
+
+    from mtp_gym.episode import play
 
     if args.env not in ENV_IDS:
         raise _fail(f"ID: unknown env id {args.env!r}; allowed: {sorted(ENV_IDS)}")
     try:
         env = gym.make(args.env, **_json_arg("--env-kwargs", args.env_kwargs))
-        options = None if args.config_id is None else {"config_id": args.config_id}
-        obs, info = env.reset(seed=args.seed, options=options)
+        steps = play(env, _TerminalPlayer(), config_id=args.config_id, seed=args.seed)
+        last = next(steps)
     except ValueError as err:
         raise _fail(str(err)) from None
-    print(obs)
-    print("\n(Type your action on one line; a line ending in '\\' continues it. Ctrl-D quits.)")
-    done = False
-    while not done:
-        lines = []
-        try:
-            while True:
-                line = input(f"\n[turn {info['turn'] + 1}/{info['max_turns']}] > " if not lines else "... ")
-                if line.endswith("\\"):
-                    lines.append(line[:-1])
-                    continue
-                lines.append(line)
-                break
-        except EOFError:
-            print("\nQuit before the end of the episode.")
-            return 1
-        obs, _, terminated, truncated, info = env.step("\n".join(lines))
-        print(obs)
-        done = terminated or truncated
+    try:
+        for last in steps:
+            pass
+    except EOFError:
+        print("\nQuit before the end of the episode.")
+        return 1
+    info = last.info
+    print(last.observation)
     print(f"\nGame over: outcome={info['outcome']}, score={info['score']:.3f}, turns={info['turn']}, "
           f"format errors={info['format_errors']}")
     return 0

@@ -1,0 +1,181 @@
+"""The one episode loop: a policy plays an env until the episode ends.
+
+Every caller plays through here: the runner and the ``mtp-gym eval`` harness, rollouts for
+LLM trainers, the boundary probe's previous games, benchmarks, examples and tests.
+
+* :func:`play` yields each :class:`Step` (the reset first, then one per ``env.step``), for a
+  caller that looks at the episode as it goes;
+* :func:`run_episode` plays a whole episode and returns its :class:`EpisodeResult`; an
+  :class:`InfrastructureError` from the policy ends it with outcome ``"infra_error"``.
+
+The policy sees ``info`` without ``hidden`` (:func:`public_info`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import gymnasium as gym
+
+__all__ = [
+    "INFRA_ERROR",
+    "EpisodeResult",
+    "InfrastructureError",
+    "Policy",
+    "Step",
+    "play",
+    "public_info",
+    "run_episode",
+]
+
+#: Outcome of an episode the agent could not finish for reasons outside the model.
+INFRA_ERROR = "infra_error"
+
+
+class InfrastructureError(RuntimeError):
+    """The agent could not act for a reason outside the model (endpoint down, retries spent).
+
+    The harness records the episode with outcome ``"infra_error"``, keeps it out of every
+    score and plays it again when the run is resumed: it is never a model loss.
+    """
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """A thin policy around an env: it sees observations and ``info`` without ``hidden``.
+
+    ``reset(seed)`` starts a new episode (the seed makes stochastic policies repeatable);
+    ``act(observation, info)`` is called with the reset observation first, then with each
+    reply, and returns the action text.
+    """
+
+    def reset(self, seed: int | None = None) -> None: ...
+
+    def act(self, observation: str, info: dict[str, Any]) -> str: ...
+
+
+def public_info(info: dict[str, Any]) -> dict[str, Any]:
+    """``info`` without the secret: what a policy is allowed to see."""
+    return {k: v for k, v in info.items() if k != "hidden"}
+
+
+@dataclass
+class Step:
+    """One observation of the episode and the action that led to it (``None`` after reset)."""
+
+    observation: Any
+    info: dict[str, Any]
+    action: Any = None
+    reward: float = 0.0
+    terminated: bool = False
+    truncated: bool = False
+
+    @property
+    def done(self) -> bool:
+        return self.terminated or self.truncated
+
+
+def play(env: gym.Env, policy: Policy, *, config_id: int | None = None, seed: int | None = None) -> Iterator[Step]:
+    """Reset ``env`` (benchmark ``config_id``, or ``seed``) and ``policy``, then yield every step.
+
+    The env is reset with ``seed`` (default: ``config_id``) so stochastic envs and policies are
+    repeatable per configuration. An exception from the policy (e.g. an
+    :class:`InfrastructureError`) propagates to the caller.
+    """
+    if seed is None:
+        seed = config_id
+    options = None if config_id is None else {"config_id": config_id}
+    obs, info = env.reset(seed=seed, options=options)
+    policy.reset(seed=seed)
+    step = Step(obs, info)
+    yield step
+    while not step.done:
+        action = policy.act(step.observation, public_info(step.info))
+        obs, reward, terminated, truncated, info = env.step(action)
+        step = Step(obs, info, action, float(reward), bool(terminated), bool(truncated))
+        yield step
+
+
+@dataclass
+class EpisodeResult:
+    """What one finished episode leaves behind."""
+
+    env_id: str
+    config_id: int | None
+    outcome: str
+    score: float
+    turns: int
+    format_errors: int
+    seconds: float
+    transcript: list[dict[str, str]] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    #: ``None``, or what went wrong outside the model (outcome ``"infra_error"``).
+    error: str | None = None
+    #: Who produced each action in a hand-off run (``"first"`` / ``"finisher"``), else empty.
+    actors: list[str] = field(default_factory=list)
+    seed: int | None = None
+    #: The secret state at the end (``info["hidden"]``), for error analysis; never shown to the policy.
+    hidden: dict[str, Any] = field(default_factory=dict)
+    #: The reward of every ``env.step``, in order.
+    rewards: list[float] = field(default_factory=list)
+
+    @property
+    def success(self) -> bool:
+        return self.outcome == "success"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def run_episode(
+    env: gym.Env,
+    policy: Policy,
+    *,
+    config_id: int | None = None,
+    seed: int | None = None,
+    on_step: Callable[[Step], None] | None = None,
+) -> EpisodeResult:
+    """Play one whole episode of ``policy`` on ``env`` (see :func:`play`) and return its result.
+
+    ``on_step`` is called with every :class:`Step`, the reset included.
+    """
+    if seed is None:
+        seed = config_id
+    start = time.perf_counter()
+    error = None
+    rewards: list[float] = []
+    step = None
+    try:
+        for step in play(env, policy, config_id=config_id, seed=seed):
+            if step.action is not None:
+                rewards.append(step.reward)
+            if on_step is not None:
+                on_step(step)
+    except InfrastructureError as err:
+        if step is None:  # the policy could not even start: nothing was played
+            raise
+        error = str(err) or type(err).__name__
+    info = step.info
+    base = env.unwrapped
+    usage = getattr(policy, "usage", None) or {}
+    return EpisodeResult(
+        env_id=env.spec.id if env.spec else type(base).__name__,
+        config_id=info["config_id"],
+        outcome=INFRA_ERROR if error else info["outcome"],
+        score=float("nan") if error else float(info["score"]),
+        turns=info["turn"],
+        format_errors=info["format_errors"],
+        seconds=time.perf_counter() - start,
+        transcript=base.transcript if hasattr(base, "transcript") else [],
+        prompt_tokens=int(usage.get("prompt_tokens", 0)),
+        completion_tokens=int(usage.get("completion_tokens", 0)),
+        error=error,
+        actors=list(getattr(policy, "actors", [])),
+        seed=seed,
+        hidden=info.get("hidden", {}) if not error else {},
+        rewards=rewards,
+    )
