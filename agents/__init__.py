@@ -4,7 +4,7 @@
 >>> oracle = make_agent("oracle", "MTP/WordGuess-v0")
 """
 
-from mtp_gym.agents.base import Policy, agent_kinds, make_agent, register_agent
 from mtp_gym.agents import registry as _registry  # noqa: F401  (registers every scripted agent)
+from mtp_gym.agents.base import Policy, agent_kinds, make_agent, register_agent
 
 __all__ = ["Policy", "agent_kinds", "make_agent", "register_agent"]

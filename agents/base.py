@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mtp_gym.episode import InfrastructureError, Policy
 
@@ -43,15 +44,15 @@ def make_agent(spec: str, env_id: str, **kwargs: Any) -> Policy:
     if spec.startswith("openai:"):
         from mtp_gym.agents.llm.openai_agent import OpenAIChatAgent
 
-        return OpenAIChatAgent(model=spec[len("openai:"):], **kwargs)
+        return OpenAIChatAgent(model=spec[len("openai:") :], **kwargs)
     if spec.startswith("hf:"):
         from mtp_gym.agents.llm.hf_agent import TransformersAgent
 
-        return TransformersAgent(spec[len("hf:"):], **kwargs)
+        return TransformersAgent(spec[len("hf:") :], **kwargs)
     if spec.startswith("py:"):
         import importlib
 
-        module, _, name = spec[len("py:"):].partition(":")
+        module, _, name = spec[len("py:") :].partition(":")
         if not module or not name:
             raise ValueError(f"agent spec {spec!r}: expected 'py:package.module:factory'")
         return getattr(importlib.import_module(module), name)(**kwargs)

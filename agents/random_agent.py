@@ -6,10 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.envs.word_guess import vocabulary_in
 from mtp_gym.envs.movie_rec import FINAL_PROMPT as MOVIE_REC_FINAL_PROMPT
 from mtp_gym.envs.movie_rec import parse_table as movie_rec_table
-from mtp_gym.agents.oracles.circuit_decoding import read_setup as circuit_decoding_setup
+from mtp_gym.envs.word_guess import vocabulary_in
+from mtp_gym.inference.circuit_decoding import read_setup as circuit_decoding_setup
+from mtp_gym.inference.turing_machine import read_instructions
+from mtp_gym.inference.word_chain import lexicon_from_instructions
 
 
 class RandomAgent:
@@ -76,8 +78,6 @@ class TuringMachineRandomAgent(RandomAgent):
         return f"BLUE={b}, YELLOW={y}, PURPLE={p}"
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
-        from mtp_gym.agents.oracles.turing_machine import read_instructions
-
         if self._setup is None:
             cards, _, cot = read_instructions(observation)
             self._setup = (len(cards), cot)
@@ -128,8 +128,6 @@ class WordChainRandomWordAgent(RandomAgent):
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if self._words is None:
-            from mtp_gym.agents.oracles.word_chain import lexicon_from_instructions
-
             self._words = lexicon_from_instructions(observation)
         return f"'{self._words[int(self.rng.integers(len(self._words)))]}'"
 

@@ -6,17 +6,22 @@ from functools import partial
 
 from mtp_gym.agents.base import make_agent, register_agent
 from mtp_gym.agents.oracles.circuit_decoding import CircuitDecodingOracle
-from mtp_gym.agents.oracles.query_games import QueryGameOracle, QueryGameRandomAgent
-from mtp_gym.agents.oracles.necessity import NecessityOracle
-from mtp_gym.agents.oracles.twenty_questions import TwentyQuestionsAdversary, TwentyQuestionsOracle
-from mtp_gym.agents.oracles.word_guess import WordGuessOracle
 from mtp_gym.agents.oracles.movie_rec import MovieRecOracle
+from mtp_gym.agents.oracles.necessity import NecessityOracle
+from mtp_gym.agents.oracles.query_games import QueryGameOracle, QueryGameRandomAgent
 from mtp_gym.agents.oracles.turing_machine import TuringMachineOracle
-from mtp_gym.agents.random_agent import CircuitDecodingRandomAgent, TuringMachineRandomAgent, WordGuessRandomAgent
-from mtp_gym.agents.random_agent import TwentyQuestionsRandomAgent
-from mtp_gym.agents.random_agent import MovieRecRandomAgent
+from mtp_gym.agents.oracles.twenty_questions import TwentyQuestionsAdversary, TwentyQuestionsOracle
 from mtp_gym.agents.oracles.word_chain import WordChainOracle
-from mtp_gym.agents.random_agent import WordChainRandomAgent, WordChainRandomWordAgent
+from mtp_gym.agents.oracles.word_guess import WordGuessOracle
+from mtp_gym.agents.random_agent import (
+    CircuitDecodingRandomAgent,
+    MovieRecRandomAgent,
+    TuringMachineRandomAgent,
+    TwentyQuestionsRandomAgent,
+    WordChainRandomAgent,
+    WordChainRandomWordAgent,
+    WordGuessRandomAgent,
+)
 from mtp_gym.episode import run_episode
 from mtp_gym.games.env import GameEnv, resolve_game
 from mtp_gym.registration import GAME_IDS

@@ -27,7 +27,8 @@ masks at prediction time.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np

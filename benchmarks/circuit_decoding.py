@@ -32,7 +32,9 @@ def action_tables(seed: int = 12345) -> dict[int, tuple[list[str], list[str]]]:
     rng = np.random.default_rng(seed)
     tables = {}
     for c, k in SHAPES.items():
-        queries = [f"<query>{call_text('ABCDEF'[i], row_inputs(r, k))}</query>" for i in range(c) for r in range(1 << k)]
+        queries = [
+            f"<query>{call_text('ABCDEF'[i], row_inputs(r, k))}</query>" for i in range(c) for r in range(1 << k)
+        ]
         guesses = [f"<guess>{''.join(map(str, rng.integers(2, size=24)))}</guess>" for _ in range(64)]
         tables[c] = (queries, guesses)
     return tables
@@ -91,18 +93,28 @@ def oracle_split() -> None:
     seconds = time.perf_counter() - start
     s = summarize(results)
     full = [r.score == 1.0 for r in results]
-    print(f"oracle, full split (300)   : {seconds:>10.2f} s (prior tables from scratch)  "
-          f"mean score {s['mean_score']:.4f}, all circuits right on {sum(full)}/300 ({s['success_rate']:.1%})")
-    print(f"  by shape                 : 3x3 {sum(full[:150])}/150, 6x2 {sum(full[150:])}/150; "
-          f"certain before answering on {certain}/300")
-    print(f"  queries used             : mean {statistics.mean(queries):.2f}, median {statistics.median(queries):g}, "
-          f"min {min(queries)}, max {max(queries)}; histogram {dict(sorted(Counter(queries).items()))}")
-    print(f"  vs paper's best model    : Gemini 2.0 Pro 32.2% -> {s['success_rate'] * 100 - 32.2:.1f} points below the oracle")
+    print(
+        f"oracle, full split (300)   : {seconds:>10.2f} s (prior tables from scratch)  "
+        f"mean score {s['mean_score']:.4f}, all circuits right on {sum(full)}/300 ({s['success_rate']:.1%})"
+    )
+    print(
+        f"  by shape                 : 3x3 {sum(full[:150])}/150, 6x2 {sum(full[150:])}/150; "
+        f"certain before answering on {certain}/300"
+    )
+    print(
+        f"  queries used             : mean {statistics.mean(queries):.2f}, median {statistics.median(queries):g}, "
+        f"min {min(queries)}, max {max(queries)}; histogram {dict(sorted(Counter(queries).items()))}"
+    )
+    print(
+        f"  vs paper's best model    : Gemini 2.0 Pro 32.2% -> {s['success_rate'] * 100 - 32.2:.1f} points below the oracle"
+    )
     start = time.perf_counter()
     rnd = summarize(evaluate(ENV_ID, "random"))
     rnd_seconds = time.perf_counter() - start
-    print(f"random, full split (300)   : {rnd_seconds:>10.2f} s  mean score {rnd['mean_score']:.4f}, "
-          f"all right {rnd['success_rate']:.1%}  (oracle/random time {seconds / rnd_seconds:.1f}x)")
+    print(
+        f"random, full split (300)   : {rnd_seconds:>10.2f} s  mean score {rnd['mean_score']:.4f}, "
+        f"all right {rnd['success_rate']:.1%}  (oracle/random time {seconds / rnd_seconds:.1f}x)"
+    )
 
 
 def main() -> None:
@@ -112,8 +124,10 @@ def main() -> None:
     raw, raw_cpu = single_env_rate(CircuitDecodingEnv(), args.steps)
     made, made_cpu = single_env_rate(gym.make(ENV_ID), args.steps)
     print(f"single env, raw class      : {raw:>10,.0f} steps/s  ({raw_cpu:,.0f} per CPU second)")
-    print(f"single env, gym.make       : {made:>10,.0f} steps/s  ({made_cpu:,.0f} per CPU second; "
-          f"{made_cpu / raw_cpu:.2f}x raw: passive checker + order enforcing)")
+    print(
+        f"single env, gym.make       : {made:>10,.0f} steps/s  ({made_cpu:,.0f} per CPU second; "
+        f"{made_cpu / raw_cpu:.2f}x raw: passive checker + order enforcing)"
+    )
     sync = vector_rate(max(8, args.steps // 3))
     print(f"vector sync, 8 envs        : {sync:>10,.0f} steps/s  ({sync / made:.2f}x single gym.make)")
     oracle_split()

@@ -22,8 +22,8 @@ import gymnasium as gym
 
 import mtp_gym
 from mtp_gym.agents import agent_kinds, make_agent
+from mtp_gym.episode import play_to_end
 from mtp_gym.eval.harness import AgentConfig, run_eval, select_configs
-from mtp_gym.eval.runner import public_info
 
 
 def bare_loop(env_id: str, config_ids: list[int]) -> float:
@@ -31,12 +31,7 @@ def bare_loop(env_id: str, config_ids: list[int]) -> float:
     env, agent = gym.make(env_id), make_agent("oracle", env_id)
     start = time.perf_counter()
     for cid in config_ids:
-        obs, info = env.reset(seed=cid, options={"config_id": cid})
-        agent.reset(seed=cid)
-        done = False
-        while not done:
-            obs, _, term, trunc, info = env.step(agent.act(obs, public_info(info)))
-            done = term or trunc
+        play_to_end(env, agent, config_id=cid)
     return time.perf_counter() - start
 
 
@@ -57,15 +52,34 @@ def model_rates(env_ids: list[str], max_tokens: int) -> None:
         import llama_cpp.server  # noqa: F401
 
         port = 8765
-        server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--port", str(port),
-                                   "--n_ctx", "8192", "--verbose", "False"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(gguf),
+                "--port",
+                str(port),
+                "--n_ctx",
+                "8192",
+                "--verbose",
+                "False",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         for _ in range(600):
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=1)
                 break
             except OSError:
                 time.sleep(0.2)
-        runs["openai:smollm2"] = {"base_url": f"http://127.0.0.1:{port}/v1", "max_tokens": max_tokens, "temperature": 0.0}
+        runs["openai:smollm2"] = {
+            "base_url": f"http://127.0.0.1:{port}/v1",
+            "max_tokens": max_tokens,
+            "temperature": 0.0,
+        }
     except ImportError:
         print("llama-cpp-python not installed: no server figures")
     try:
@@ -75,13 +89,21 @@ def model_rates(env_ids: list[str], max_tokens: int) -> None:
             load = time.perf_counter() - t0
             with tempfile.TemporaryDirectory() as tmp:
                 start = time.perf_counter()
-                log = run_eval(env_ids, AgentConfig(spec, kwargs), tmp, split="1",
-                               env_kwargs={e: {"max_turns": 2, "max_format_errors": 2} for e in env_ids}, progress=False)
+                log = run_eval(
+                    env_ids,
+                    AgentConfig(spec, kwargs),
+                    tmp,
+                    split="1",
+                    env_kwargs={e: {"max_turns": 2, "max_format_errors": 2} for e in env_ids},
+                    progress=False,
+                )
                 secs = time.perf_counter() - start
                 p = sum(r["prompt_tokens"] for r in log.records)
                 c = sum(r["completion_tokens"] for r in log.records)
-            print(f"{spec:16s} load {load:6.1f} s | {len(log.records)} episodes in {secs:6.1f} s | "
-                  f"{(p + c) / secs:8.0f} tokens/s (prompt+completion) | {c / secs:6.1f} completion tokens/s")
+            print(
+                f"{spec:16s} load {load:6.1f} s | {len(log.records)} episodes in {secs:6.1f} s | "
+                f"{(p + c) / secs:8.0f} tokens/s (prompt+completion) | {c / secs:6.1f} completion tokens/s"
+            )
     finally:
         if server is not None:
             server.kill()
@@ -95,7 +117,9 @@ def main() -> None:
     parser.add_argument("--no-models", action="store_true", help="skip the real-model tokens/s")
     args = parser.parse_args()
     env_ids = [e for e in sorted(mtp_gym.ENV_IDS) if "oracle" in agent_kinds(e)]
-    print(f"{'env':28s} {'episodes':>8s} {'bare ep/s':>10s} {'harness ep/s':>12s} {'ratio':>6s} {'overhead ms/ep':>15s}")
+    print(
+        f"{'env':28s} {'episodes':>8s} {'bare ep/s':>10s} {'harness ep/s':>12s} {'ratio':>6s} {'overhead ms/ep':>15s}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for env_id in env_ids:
             total = gym.make(env_id).unwrapped.num_configs
@@ -108,7 +132,9 @@ def main() -> None:
                 full.append(harness(env_id, str(args.episodes), Path(tmp) / f"{env_id.replace('/', '_')}{rep}"))
             bare, full = min(bare), min(full)
             n = len(ids)
-            print(f"{env_id:28s} {n:8d} {n / bare:10.1f} {n / full:12.1f} {full / bare:6.2f} {1000 * (full - bare) / n:15.2f}")
+            print(
+                f"{env_id:28s} {n:8d} {n / bare:10.1f} {n / full:12.1f} {full / bare:6.2f} {1000 * (full - bare) / n:15.2f}"
+            )
         pool = harness(env_ids[0], str(args.episodes), Path(tmp) / "pool", workers=2)
         print(f"{env_ids[0]} with --workers 2 (process pool): {args.episodes / pool:.1f} ep/s")
     if not args.no_models:

@@ -30,7 +30,10 @@ def action_tables(seed: int = 12345) -> list[tuple[list[str], list[str]]]:
     tables = []
     for m in _benchmark_data()[1]:
         pairs = [rng.choice(len(m.seen_titles), 2, replace=False) for _ in range(64)]
-        questions = [f"<question>Would you prefer watching {m.seen_titles[i]} over {m.seen_titles[j]}?</question>" for i, j in pairs]
+        questions = [
+            f"<question>Would you prefer watching {m.seen_titles[i]} over {m.seen_titles[j]}?</question>"
+            for i, j in pairs
+        ]
         finals = [f"<final_answer>{t}</final_answer>" for t in m.unseen_titles]
         tables.append((questions, finals))
     return tables
@@ -72,12 +75,18 @@ def main() -> None:
     results = evaluate(ENV_ID, "oracle", ids, keep_transcripts=True)
     seconds = time.perf_counter() - start
     s = summarize(results)
-    ties = np.mean([any(m["content"].startswith("No Preference") for m in r.transcript if m["role"] == "user") for r in results])
-    print(f"oracle, {args.configs} configs    : {seconds:>10.1f} s ({seconds / args.configs * 1000:.0f} ms/episode)  "
-          f"mean score {s['mean_score']:.4f} +- {s['ci95']:.4f}, top-1 {s['success_rate']:.1%}, "
-          f"met a No Preference in {ties:.1%} of episodes")
-    print(f"random, {args.configs} configs    : {rnd_seconds:>10.1f} s  mean score {rnd['mean_score']:.4f} +- {rnd['ci95']:.4f}, "
-          f"top-1 {rnd['success_rate']:.1%}  (oracle / random: {s['mean_score'] / rnd['mean_score']:.2f}x)")
+    ties = np.mean(
+        [any(m["content"].startswith("No Preference") for m in r.transcript if m["role"] == "user") for r in results]
+    )
+    print(
+        f"oracle, {args.configs} configs    : {seconds:>10.1f} s ({seconds / args.configs * 1000:.0f} ms/episode)  "
+        f"mean score {s['mean_score']:.4f} +- {s['ci95']:.4f}, top-1 {s['success_rate']:.1%}, "
+        f"met a No Preference in {ties:.1%} of episodes"
+    )
+    print(
+        f"random, {args.configs} configs    : {rnd_seconds:>10.1f} s  mean score {rnd['mean_score']:.4f} +- {rnd['ci95']:.4f}, "
+        f"top-1 {rnd['success_rate']:.1%}  (oracle / random: {s['mean_score'] / rnd['mean_score']:.2f}x)"
+    )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (RSS)          : {peak:>10.1f} MiB")
 

@@ -22,20 +22,14 @@ import gymnasium as gym
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
 from mtp_gym.agents.oracles.query_games import QueryGameOracle
-from mtp_gym.eval.runner import public_info
+from mtp_gym.episode import play_to_end
 from mtp_gym.games import resolve_game
 from mtp_gym.registration import GAME_IDS
 from mtp_gym.wrappers.probes import apply_probe
 
 
 def play(env: gym.Env, agent, config_id: int) -> dict:
-    agent.reset(seed=config_id)
-    obs, info = env.reset(seed=config_id, options={"config_id": config_id})
-    done = False
-    while not done:
-        obs, _, term, trunc, info = env.step(agent.act(obs, public_info(info)))
-        done = term or trunc
-    return info
+    return play_to_end(env, agent, config_id=config_id).info
 
 
 def cell(runs: list[dict]) -> str:
@@ -47,7 +41,14 @@ def cell(runs: list[dict]) -> str:
 def game_row(env_id: str, level: int, configs: range) -> str:
     cls = resolve_game(GAME_IDS[env_id])
     cols = []
-    for probe, wait in ((None, 0), ("noise", 0), ("isomorphic", 0), ("boundary", 0), ("counterfactual", 0), ("counterfactual", 3)):
+    for probe, wait in (
+        (None, 0),
+        ("noise", 0),
+        ("isomorphic", 0),
+        ("boundary", 0),
+        ("counterfactual", 0),
+        ("counterfactual", 3),
+    ):
         env = gym.make(env_id, difficulty=level, **({"probe": probe} if probe else {}))
         oracle = QueryGameOracle(cls, min_turns_before_answer=wait)
         cols.append(cell([play(env, oracle, c) for c in configs]))
@@ -61,8 +62,10 @@ def game_row(env_id: str, level: int, configs: range) -> str:
     pruned = sum(s["pruned_success"] for s in stats)
     ratio = sum(s["pruning_ratio"] for s in stats) / n
     pool = sum(s["pool_size"] for s in stats) / n
-    return (f"| `{env_id}` | {' | '.join(cols)} | {full}/{n} | {pruned}/{n} | {ratio:.3f} | {pool:.0f} | "
-            f"{seconds / n * 1000:.0f} |")
+    return (
+        f"| `{env_id}` | {' | '.join(cols)} | {full}/{n} | {pruned}/{n} | {ratio:.3f} | {pool:.0f} | "
+        f"{seconds / n * 1000:.0f} |"
+    )
 
 
 def steps_rate(env: gym.Env, steps: int, repeats: int = 3) -> float:
@@ -84,6 +87,7 @@ def steps_rate(env: gym.Env, steps: int, repeats: int = 3) -> float:
 def episodes_rate(env: gym.Env, episodes: int, answers: bool) -> float:
     """Episodes/s of reset + two steps (two answers under the necessity probe, else two queries),
     over configurations ``0..19`` (one untimed warm-up pass first)."""
+
     def run() -> None:
         for i in range(episodes):
             _, info = env.reset(seed=i, options={"config_id": i % 20})
@@ -116,8 +120,10 @@ def overhead_rows(env_id: str, steps: int) -> list[str]:
     bare_eps = episodes_rate(make(), episodes, answers=False)
     rate = episodes_rate(apply_probe(make(), "necessity"), episodes, answers=True)
     pool = len(resolve_game(GAME_IDS[env_id]).benchmark(5, 0).evidence_pool())
-    rows.append(f"    {'necessity':>14}: {rate:,.1f} episodes/s (reset + 2 answers, pool of {pool} at config 0) vs "
-                f"{bare_eps:,.1f} bare episodes/s of reset + 2 queries ({rate / bare_eps:.3f} x)")
+    rows.append(
+        f"    {'necessity':>14}: {rate:,.1f} episodes/s (reset + 2 answers, pool of {pool} at config 0) vs "
+        f"{bare_eps:,.1f} bare episodes/s of reset + 2 queries ({rate / bare_eps:.3f} x)"
+    )
     return rows
 
 
@@ -128,9 +134,13 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=5_000)
     args = parser.parse_args()
     configs = range(args.configs)
-    print(f"Level {args.level}, configurations 0..{args.configs - 1}: oracle solved/episodes (mean turns of the solved)\n")
-    print("| env id | clean | noise | isomorphic | boundary | counterfactual | counterfactual, waits | "
-          "necessity full | necessity pruned | pruning ratio | pool | necessity ms/ep |")
+    print(
+        f"Level {args.level}, configurations 0..{args.configs - 1}: oracle solved/episodes (mean turns of the solved)\n"
+    )
+    print(
+        "| env id | clean | noise | isomorphic | boundary | counterfactual | counterfactual, waits | "
+        "necessity full | necessity pruned | pruning ratio | pool | necessity ms/ep |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for env_id in sorted(GAME_IDS):
         print(game_row(env_id, args.level, configs), flush=True)

@@ -16,19 +16,13 @@ import gymnasium as gym
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
-from mtp_gym.eval.runner import public_info
+from mtp_gym.episode import play_to_end
 from mtp_gym.games import resolve_game
 from mtp_gym.registration import GAME_IDS
 
 
 def play(env: gym.Env, agent, config_id: int) -> dict:
-    agent.reset(seed=config_id)
-    obs, info = env.reset(options={"config_id": config_id})
-    done = False
-    while not done:
-        obs, _, term, trunc, info = env.step(agent.act(obs, public_info(info)))
-        done = term or trunc
-    return info
+    return play_to_end(env, agent, config_id=config_id).info
 
 
 def split_row(env_id: str, level: int) -> str:
@@ -75,7 +69,9 @@ def main() -> None:
     if unknown:
         parser.error(f"--games: unknown {sorted(unknown)}; allowed: {sorted(i[4:-3] for i in GAME_IDS)}")
     ids = sorted(wanted or GAME_IDS)
-    print("| env id | level | budget | hidden states | oracle solved | oracle mean turns | random solved | oracle s/split |")
+    print(
+        "| env id | level | budget | hidden states | oracle solved | oracle mean turns | random solved | oracle s/split |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for env_id in ids:
         for level in range(1, 6):
@@ -83,8 +79,10 @@ def main() -> None:
     print()
     for env_id in ids:
         env_rate, base = steps_rate(env_id, args.steps)
-        print(f"{env_id} (level 5): {env_rate:,.0f} env steps/s; bare Game.respond {base:,.0f} calls/s; "
-              f"env/respond ratio {env_rate / base:.3f}")
+        print(
+            f"{env_id} (level 5): {env_rate:,.0f} env steps/s; bare Game.respond {base:,.0f} calls/s; "
+            f"env/respond ratio {env_rate / base:.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -62,13 +62,23 @@ def main() -> None:
     ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
     startup = time.perf_counter() - start
     for label, workers in [("cold", args.cpus), ("warm", args.cpus), ("warm", 2 * args.cpus)]:
-        rows.append(timed(f"ray, {workers} in flight ({label})", tmp / f"ray-{label}-{workers}", envs, args.split,
-                          workers=workers, backend="ray"))
+        rows.append(
+            timed(
+                f"ray, {workers} in flight ({label})",
+                tmp / f"ray-{label}-{workers}",
+                envs,
+                args.split,
+                workers=workers,
+                backend="ray",
+            )
+        )
     ray.shutdown()
 
     base = rows[1]
-    print(f"oracle on {len(envs)} env(s) × split {args.split}: {base[1]} episodes; Ray ray.init: {startup:.1f} s "
-          f"(not in the rows); {args.cpus} CPUs")
+    print(
+        f"oracle on {len(envs)} env(s) × split {args.split}: {base[1]} episodes; Ray ray.init: {startup:.1f} s "
+        f"(not in the rows); {args.cpus} CPUs"
+    )
     print(f"{'backend':34s} {'seconds':>8s} {'episodes/s':>11s} {'vs local pool':>14s}")
     for label, n, seconds, scores in rows:
         assert scores == base[3], f"{label}: different scores than the local pool"

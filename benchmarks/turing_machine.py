@@ -20,7 +20,7 @@ import numpy as np
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
 from mtp_gym.envs.turing_machine import TuringMachineEnv
-from mtp_gym.eval.runner import public_info
+from mtp_gym.episode import play_to_end
 from mtp_gym.turnbench import rules
 
 ENV_ID = "MTP/TuringMachine-v0"
@@ -48,16 +48,6 @@ def generator_rate(difficulty: str, n: int) -> float:
     for _ in range(n):
         rules.generate_setup(rng, difficulty)
     return n / (time.perf_counter() - start)
-
-
-def play(env: gym.Env, agent, **reset) -> dict:
-    obs, info = env.reset(**reset)
-    agent.reset(seed=reset.get("seed"))
-    done = False
-    while not done:
-        obs, _, term, trunc, info = env.step(agent.act(obs, public_info(info)))
-        done = term or trunc
-    return info
 
 
 def row(label: str, infos: list[dict]) -> str:
@@ -91,7 +81,7 @@ def main() -> None:
         start = time.perf_counter()
         groups: dict[str, list[dict]] = defaultdict(list)
         for config_id in range(env.unwrapped.num_configs):
-            info = play(env, oracle, options={"config_id": config_id})
+            info = play_to_end(env, oracle, config_id=config_id).info
             h = info["hidden"]
             groups["redundant (18)" if h["setup_id"] in redundant else h["difficulty"]].append(info)
         seconds = time.perf_counter() - start
@@ -105,15 +95,17 @@ def main() -> None:
         all_gen = []
         for d in rules.DIFFICULTIES:
             gen_d = gym.make(ENV_ID, mode=mode, setups="generated", difficulty=d)
-            infos = [play(gen_d, oracle, seed=s) for s in range(args.generated)]
+            infos = [play_to_end(gen_d, oracle, seed=s).info for s in range(args.generated)]
             all_gen += infos
             print(row(f"generated {d}", infos))
         print(row("generated all", all_gen) + f"  ({time.perf_counter() - start:.1f} s)")
         for name, (acc, turns, ver) in PAPER[mode].items():
             print(f"  paper: {name:<22} acc {acc:6.3f}  turns {turns}  VER {ver}")
         rnd = make_agent("random", ENV_ID)
-        infos = [play(env, rnd, options={"config_id": i}, seed=i) for i in range(env.unwrapped.num_configs)]
-        print(f"  random agent: acc {np.mean([i['outcome'] == 'success' for i in infos]):.4f} (paper Random Guess ~0.008)")
+        infos = [play_to_end(env, rnd, config_id=i).info for i in range(env.unwrapped.num_configs)]
+        print(
+            f"  random agent: acc {np.mean([i['outcome'] == 'success' for i in infos]):.4f} (paper Random Guess ~0.008)"
+        )
 
 
 if __name__ == "__main__":

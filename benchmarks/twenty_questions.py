@@ -69,8 +69,12 @@ def main() -> None:
     print(f"first reset of all 400 configs : {time.perf_counter() - start:>8.2f} s (lexicons prepared, then cached)")
     raw, episodes = single_env_rate(TwentyQuestionsEnv(), acts)
     made, _ = single_env_rate(gym.make(ENV_ID), acts)
-    print(f"single env, raw class          : {raw:>10,.0f} steps/s  ({args.steps / max(episodes, 1):.1f} steps/episode)")
-    print(f"single env, gym.make           : {made:>10,.0f} steps/s  ({made / raw:.2f}x raw; passive checker + order enforcing)")
+    print(
+        f"single env, raw class          : {raw:>10,.0f} steps/s  ({args.steps / max(episodes, 1):.1f} steps/episode)"
+    )
+    print(
+        f"single env, gym.make           : {made:>10,.0f} steps/s  ({made / raw:.2f}x raw; passive checker + order enforcing)"
+    )
     vec = acts[: max(8, args.steps // 3)]
     sync = vector_rate("sync", vec)
     print(f"vector sync, 8 envs            : {sync:>10,.0f} steps/s  ({sync / made:.2f}x single gym.make)")
@@ -83,8 +87,10 @@ def main() -> None:
         start = time.perf_counter()
         s = summarize(evaluate(ENV_ID, agent))
         seconds = time.perf_counter() - start
-        print(f"{agent + ', full split (400)':<31}: {seconds:>8.2f} s  mean score {s['mean_score']:.4f} "
-              f"(+/- {s['ci95']:.4f}), mean turns {s['mean_turns']:.2f}, format errors {s['format_errors']:.2f}")
+        print(
+            f"{agent + ', full split (400)':<31}: {seconds:>8.2f} s  mean score {s['mean_score']:.4f} "
+            f"(+/- {s['ci95']:.4f}), mean turns {s['mean_turns']:.2f}, format errors {s['format_errors']:.2f}"
+        )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (RSS)              : {peak:>8.1f} MiB")
 

@@ -15,8 +15,8 @@ import gymnasium as gym
 import numpy as np
 
 import mtp_gym  # noqa: F401
-from mtp_gym.agents.oracles.word_chain import WordChainSolver
 from mtp_gym import word_chain_v0
+from mtp_gym.agents.oracles.word_chain import WordChainSolver
 from mtp_gym.envs.word_chain import WordChainEnv, benchmark_games, lexicon_tables
 from mtp_gym.eval import evaluate, summarize
 
@@ -45,7 +45,7 @@ def aec_rate(action_type: str, picks: np.ndarray) -> float:
     n = 0
     start = time.perf_counter()
     while n < len(picks):
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, info = env.last()
             if term or trunc:
                 env.step(None)
@@ -84,10 +84,14 @@ def main() -> None:
 
     raw, episodes = single_env_rate(WordChainEnv(), picks)
     made, _ = single_env_rate(gym.make(ENV_ID), picks)
-    print(f"single-agent, raw class    : {raw:>10,.0f} steps/s  ({args.steps / max(episodes, 1):.1f} agent moves/episode)")
+    print(
+        f"single-agent, raw class    : {raw:>10,.0f} steps/s  ({args.steps / max(episodes, 1):.1f} agent moves/episode)"
+    )
     print(f"single-agent, gym.make     : {made:>10,.0f} steps/s  ({made / raw:.2f}x raw)")
     text = aec_rate("text", picks)
-    print(f"AEC text, raw              : {text:>10,.0f} steps/s  ({text / raw:.2f}x single-agent raw; one word per step)")
+    print(
+        f"AEC text, raw              : {text:>10,.0f} steps/s  ({text / raw:.2f}x single-agent raw; one word per step)"
+    )
     disc = aec_rate("discrete", picks)
     print(f"AEC discrete + mask, raw   : {disc:>10,.0f} steps/s  ({disc / raw:.2f}x single-agent raw)")
 

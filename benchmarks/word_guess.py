@@ -66,7 +66,9 @@ def main() -> None:
     raw = single_env_rate(WordGuessEnv(), idx)
     made = single_env_rate(gym.make(ENV_ID), idx)
     print(f"single env, raw class      : {raw:>10,.0f} steps/s")
-    print(f"single env, gym.make       : {made:>10,.0f} steps/s  ({made / raw:.2f}x raw; passive checker + order enforcing)")
+    print(
+        f"single env, gym.make       : {made:>10,.0f} steps/s  ({made / raw:.2f}x raw; passive checker + order enforcing)"
+    )
     vec_steps = idx[: max(8, args.steps // 3)]
     sync = vector_rate("sync", vec_steps)
     print(f"vector sync, 8 envs        : {sync:>10,.0f} steps/s  ({sync / made:.2f}x single gym.make)")
@@ -78,14 +80,18 @@ def main() -> None:
     results = evaluate(ENV_ID, "oracle")
     seconds = time.perf_counter() - start
     s = summarize(results)
-    print(f"oracle, full split (400)   : {seconds:>10.2f} s (trees solved from scratch)  "
-          f"mean attempts {s['mean_turns']:.4f}, mean score {s['mean_score']:.4f}, solved {s['success_rate']:.0%}")
+    print(
+        f"oracle, full split (400)   : {seconds:>10.2f} s (trees solved from scratch)  "
+        f"mean attempts {s['mean_turns']:.4f}, mean score {s['mean_score']:.4f}, solved {s['success_rate']:.0%}"
+    )
     per_vocab = [sum(r.turns for r in results[i * 40 : (i + 1) * 40]) / 40 for i in range(10)]
     print("oracle mean attempts per vocabulary: " + ", ".join(f"{x:.3f}" for x in per_vocab))
     start = time.perf_counter()
     rnd = summarize(evaluate(ENV_ID, "random"))
-    print(f"random, full split (400)   : {time.perf_counter() - start:>10.2f} s  "
-          f"mean attempts {rnd['mean_turns']:.2f}, mean score {rnd['mean_score']:.4f}")
+    print(
+        f"random, full split (400)   : {time.perf_counter() - start:>10.2f} s  "
+        f"mean attempts {rnd['mean_turns']:.2f}, mean score {rnd['mean_score']:.4f}"
+    )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (RSS)          : {peak:>10.1f} MiB")
 

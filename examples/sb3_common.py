@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
+import torch
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import mtp_gym  # noqa: F401  (registers the ids)
-import torch
 from mtp_gym.agents.sb3_agent import SB3Policy
 from mtp_gym.eval.runner import evaluate, summarize
 
@@ -47,7 +48,8 @@ def make_parser(description: str, timesteps: int, configs: str) -> argparse.Argu
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--timesteps", type=int, default=timesteps, help=f"training env steps (default {timesteps})")
     parser.add_argument(
-        "--configs", default=configs,
+        "--configs",
+        default=configs,
         help=f"benchmark configurations to evaluate on: N (the first N), A-B, or a comma list (default {configs})",
     )
     parser.add_argument("--n-envs", type=int, default=4, help="parallel training envs (default 4)")
@@ -108,7 +110,9 @@ def curve_summary(log: EpisodeLog) -> str:
     if len(r) < 10:
         return f"{len(r)} training episodes"
     tenth = max(len(r) // 10, 1)
-    return f"{len(r)} training episodes; mean return first 10%: {r[:tenth].mean():.3f}, last 10%: {r[-tenth:].mean():.3f}"
+    return (
+        f"{len(r)} training episodes; mean return first 10%: {r[:tenth].mean():.3f}, last 10%: {r[-tenth:].mean():.3f}"
+    )
 
 
 def plot_curve(log: EpisodeLog, path: Path, title: str, baselines: dict[str, float] | None = None) -> None:
@@ -193,17 +197,30 @@ def train_and_compare(
     vec = training_env(make_view, args.n_envs, args.seed)
     n_steps = max(16, min(n_steps_max, args.timesteps // args.n_envs))
     model = algo(
-        "MlpPolicy", vec, n_steps=n_steps, batch_size=batch_size(n_steps * args.n_envs), n_epochs=10,
-        seed=args.seed, device="cpu", verbose=0, **hyper,
+        "MlpPolicy",
+        vec,
+        n_steps=n_steps,
+        batch_size=batch_size(n_steps * args.n_envs),
+        n_epochs=10,
+        seed=args.seed,
+        device="cpu",
+        verbose=0,
+        **hyper,
     )
     log, seconds = train(model, args.timesteps)
-    print(f"trained {algo.__name__} for {args.timesteps} steps in {seconds:.0f} s "
-          f"({args.timesteps / seconds:.0f} steps/s); {curve_summary(log)}")
+    print(
+        f"trained {algo.__name__} for {args.timesteps} steps in {seconds:.0f} s "
+        f"({args.timesteps / seconds:.0f} steps/s); {curve_summary(log)}"
+    )
     out = Path(args.out)
     model.save(out / name)
     rows = compare(env_id, view, model, parse_configs(args.configs), extra=extra)
     print_rows(rows, f"{env_id}, {what}")
-    plot_curve(log, out / f"{name}.png", f"{title}: {algo.__name__} on the discrete view",
-               {k: rows[k]["mean_score"] for k in baselines})
+    plot_curve(
+        log,
+        out / f"{name}.png",
+        f"{title}: {algo.__name__} on the discrete view",
+        {k: rows[k]["mean_score"] for k in baselines},
+    )
     print(f"learning curve: {out / f'{name}.png'}")
     return rows

@@ -16,10 +16,9 @@ random and oracle agents; writes ``runs/circuit_decoding_<algo>.png``.
 from __future__ import annotations
 
 import gymnasium as gym
+from sb3_common import make_parser, train_and_compare
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
-
-from sb3_common import make_parser, train_and_compare
 
 from mtp_gym.wrappers import CircuitDecodingDiscrete
 
@@ -32,10 +31,17 @@ def main() -> None:
     args = parser.parse_args()
     algo, name = (PPO, "ppo") if args.unmasked else (MaskablePPO, "maskable_ppo")
     train_and_compare(
-        args, env_id=ENV_ID, view=CircuitDecodingDiscrete, algo=algo, name=f"circuit_decoding_{name}",
-        title="Circuit Decoding", make_view=lambda: CircuitDecodingDiscrete(gym.make(ENV_ID, configs="generated")),
+        args,
+        env_id=ENV_ID,
+        view=CircuitDecodingDiscrete,
+        algo=algo,
+        name=f"circuit_decoding_{name}",
+        title="Circuit Decoding",
+        make_view=lambda: CircuitDecodingDiscrete(gym.make(ENV_ID, configs="generated")),
         what=f"benchmark configurations {args.configs} (score = fraction of circuits right)",
-        learning_rate=3e-4, gamma=1.0, ent_coef=0.01,
+        learning_rate=3e-4,
+        gamma=1.0,
+        ent_coef=0.01,
     )
 
 

@@ -13,9 +13,8 @@ random and oracle agents; writes ``runs/turing_machine_maskable_ppo.png``.
 from __future__ import annotations
 
 import gymnasium as gym
-from sb3_contrib import MaskablePPO
-
 from sb3_common import make_parser, train_and_compare
+from sb3_contrib import MaskablePPO
 
 from mtp_gym.wrappers import TuringMachineDiscrete
 
@@ -25,10 +24,17 @@ ENV_ID = "MTP/TuringMachine-v0"
 def main() -> None:
     args = make_parser(__doc__.splitlines()[0], timesteps=80_000, configs="0-19,90-109,178-197").parse_args()
     train_and_compare(
-        args, env_id=ENV_ID, view=TuringMachineDiscrete, algo=MaskablePPO, name="turing_machine_maskable_ppo",
-        title="Turing Machine", make_view=lambda: TuringMachineDiscrete(gym.make(ENV_ID, setups="generated")),
+        args,
+        env_id=ENV_ID,
+        view=TuringMachineDiscrete,
+        algo=MaskablePPO,
+        name="turing_machine_maskable_ppo",
+        title="Turing Machine",
+        make_view=lambda: TuringMachineDiscrete(gym.make(ENV_ID, setups="generated")),
         what=f"classic, published setups {args.configs} (score = right code)",
-        learning_rate=3e-4, gamma=0.99, ent_coef=0.01,
+        learning_rate=3e-4,
+        gamma=0.99,
+        ent_coef=0.01,
     )
 
 

@@ -16,10 +16,9 @@ evaluated on the benchmark games; writes ``runs/word_chain_<algo>.png``.
 from __future__ import annotations
 
 import gymnasium as gym
+from sb3_common import make_parser, train_and_compare
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
-
-from sb3_common import make_parser, train_and_compare
 
 from mtp_gym.wrappers import WordChainDiscrete
 
@@ -32,11 +31,20 @@ def main() -> None:
     args = parser.parse_args()
     algo, name = (PPO, "ppo") if args.unmasked else (MaskablePPO, "maskable_ppo")
     train_and_compare(
-        args, env_id=ENV_ID, view=WordChainDiscrete, algo=algo, name=f"word_chain_{name}", title="Word Chaining",
+        args,
+        env_id=ENV_ID,
+        view=WordChainDiscrete,
+        algo=algo,
+        name=f"word_chain_{name}",
+        title="Word Chaining",
         make_view=lambda: WordChainDiscrete(gym.make(ENV_ID, configs="generated")),
         what=f"benchmark games {args.configs} (score = game ended without a loss by the agent)",
-        n_steps_max=256, baselines=("random_word", "random", "oracle"), extra={"random_word": "random_word"},
-        learning_rate=3e-4, gamma=0.99, ent_coef=0.0,
+        n_steps_max=256,
+        baselines=("random_word", "random", "oracle"),
+        extra={"random_word": "random_word"},
+        learning_rate=3e-4,
+        gamma=0.99,
+        ent_coef=0.0,
     )
 
 

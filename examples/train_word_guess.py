@@ -14,9 +14,8 @@ split beside the random and oracle agents; writes ``runs/word_guess_ppo.png``.
 from __future__ import annotations
 
 import gymnasium as gym
-from stable_baselines3 import PPO
-
 from sb3_common import make_parser, train_and_compare
+from stable_baselines3 import PPO
 
 from mtp_gym.wrappers import WordGuessDiscrete
 
@@ -27,10 +26,18 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     """Train, evaluate, plot; returns the harness rows by agent name."""
     args = make_parser(__doc__.splitlines()[0], timesteps=300_000, configs="0-399:10").parse_args(argv)
     return train_and_compare(
-        args, env_id=ENV_ID, view=WordGuessDiscrete, algo=PPO, name="word_guess_ppo", title="Word Guess",
+        args,
+        env_id=ENV_ID,
+        view=WordGuessDiscrete,
+        algo=PPO,
+        name="word_guess_ppo",
+        title="Word Guess",
         make_view=lambda: WordGuessDiscrete(gym.make(ENV_ID, configs="generated")),
         what=f"benchmark configurations {args.configs} (score = 1 - (n-1)/39 for a solve in n)",
-        n_steps_max=256, learning_rate=1e-3, gamma=1.0, ent_coef=0.01,
+        n_steps_max=256,
+        learning_rate=1e-3,
+        gamma=1.0,
+        ent_coef=0.01,
     )
 
 

@@ -63,9 +63,17 @@ class TokenChatPolicy(ChatAgent):
     ``rollout_extra()`` returns ``prompt_ids``, ``completion_ids`` and ``env_mask``.
     """
 
-    def __init__(self, model: Any, tokenizer: Any, demo: list[dict[str, str]], max_new_tokens: int, temperature: float = 1.0) -> None:
+    def __init__(
+        self, model: Any, tokenizer: Any, demo: list[dict[str, str]], max_new_tokens: int, temperature: float = 1.0
+    ) -> None:
         self.model, self.tokenizer, self.demo = model, tokenizer, demo
-        self.gen_kwargs = {"max_new_tokens": max_new_tokens, "do_sample": True, "temperature": temperature, "top_p": 1.0, "top_k": None}
+        self.gen_kwargs = {
+            "max_new_tokens": max_new_tokens,
+            "do_sample": True,
+            "temperature": temperature,
+            "top_p": 1.0,
+            "top_k": None,
+        }
         self.ids: list[int] = []
         self.mask: list[int] = []
         self.prompt_len = 0
@@ -96,7 +104,7 @@ class TokenChatPolicy(ChatAgent):
         glue = text.split(marker, 1)[1]
         eos = self.tokenizer.eos_token
         if self.ids and self.ids[-1] == self.tokenizer.eos_token_id and glue.startswith(eos):
-            glue = glue[len(eos):]
+            glue = glue[len(eos) :]
         return self._encode(glue)
 
     def complete(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
@@ -113,8 +121,10 @@ class TokenChatPolicy(ChatAgent):
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
         torch.manual_seed((self.seed or 0) + self.usage["calls"])
         with torch.no_grad():
-            out = self.model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids), pad_token_id=pad, **self.gen_kwargs)
-        new = out[0, input_ids.shape[1]:].tolist()
+            out = self.model.generate(
+                input_ids=input_ids, attention_mask=torch.ones_like(input_ids), pad_token_id=pad, **self.gen_kwargs
+            )
+        new = out[0, input_ids.shape[1] :].tolist()
         if pad != self.tokenizer.eos_token_id:
             while new and new[-1] == pad:
                 new.pop()
@@ -125,12 +135,18 @@ class TokenChatPolicy(ChatAgent):
     def rollout_extra(self) -> dict[str, Any]:
         return {
             "prompt_ids": self.ids[: self.prompt_len],
-            "completion_ids": self.ids[self.prompt_len:],
+            "completion_ids": self.ids[self.prompt_len :],
             "env_mask": list(self.mask),
         }
 
 
-def make_rollout_func(args: argparse.Namespace, tokenizer: Any, demo: list[dict[str, str]], prompt_to_config: dict[str, int], log: list[dict[str, Any]]):
+def make_rollout_func(
+    args: argparse.Namespace,
+    tokenizer: Any,
+    demo: list[dict[str, str]],
+    prompt_to_config: dict[str, int],
+    log: list[dict[str, Any]],
+):
     """TRL's ``rollout_func(prompts, trainer)``: one :func:`collect` group per distinct prompt."""
 
     def rollout_func(prompts: list[Any], trainer: Any) -> dict[str, list]:
@@ -150,20 +166,26 @@ def make_rollout_func(args: argparse.Namespace, tokenizer: Any, demo: list[dict[
         episodes = []
         for i, (config_id, size) in enumerate(groups):
             episodes += collect(
-                ENV_ID, lambda: policy, config_ids=[config_id], group_size=size,
-                seed=args.seed * 1_000_003 + trainer.state.global_step * 1009 + i, env_kwargs=ENV_KWARGS,
+                ENV_ID,
+                lambda: policy,
+                config_ids=[config_id],
+                group_size=size,
+                seed=args.seed * 1_000_003 + trainer.state.global_step * 1009 + i,
+                env_kwargs=ENV_KWARGS,
             )
         if was_training:
             model.train()
         scores = [e.score or 0.0 for e in episodes]
-        log.append({
-            "step": trainer.state.global_step + 1,
-            "episodes": len(episodes),
-            "mean_score": sum(scores) / len(scores),
-            "outcomes": {o: sum(e.outcome == o for e in episodes) for o in sorted({e.outcome for e in episodes})},
-            "rollout_seconds": time.perf_counter() - start,
-            "sample": episodes[0].messages[-2]["content"][:80] if len(episodes[0].messages) > 1 else "",
-        })
+        log.append(
+            {
+                "step": trainer.state.global_step + 1,
+                "episodes": len(episodes),
+                "mean_score": sum(scores) / len(scores),
+                "outcomes": {o: sum(e.outcome == o for e in episodes) for o in sorted({e.outcome for e in episodes})},
+                "rollout_seconds": time.perf_counter() - start,
+                "sample": episodes[0].messages[-2]["content"][:80] if len(episodes[0].messages) > 1 else "",
+            }
+        )
         return {
             "prompt_ids": [e.extra["prompt_ids"] for e in episodes],
             "completion_ids": [e.extra["completion_ids"] for e in episodes],
@@ -195,11 +217,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--temperature", type=float, default=1.0)
     ap.add_argument("--learning-rate", type=float, default=1e-5)
     ap.add_argument("--format-weight", type=float, default=0.1, help="reward weight of the well-formed-action share")
-    ap.add_argument("--configs", type=int, default=16, help="benchmark configurations to train on (0..N-1, without the demo)")
+    ap.add_argument(
+        "--configs", type=int, default=16, help="benchmark configurations to train on (0..N-1, without the demo)"
+    )
     ap.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default=None, help="output dir (default: a temporary dir); the model is saved there with --save")
+    ap.add_argument(
+        "--out", default=None, help="output dir (default: a temporary dir); the model is saved there with --save"
+    )
     ap.add_argument("--save", action="store_true", help="save the fine-tuned model to --out")
     args = ap.parse_args(argv)
     for name in ("steps", "prompts_per_step", "max_new_tokens", "configs"):

@@ -4,7 +4,7 @@ import gymnasium as gym
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
-from mtp_gym.eval.runner import run_episode
+from mtp_gym.episode import run_episode
 
 env = gym.make("MTP/WordGuess-v0", render_mode="ansi")
 result = run_episode(env, make_agent("oracle", "MTP/WordGuess-v0"), config_id=0)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,18 @@ from mtp_gym.registration import ENV_IDS
 
 __all__ = ["main", "format_table"]
 
-COLUMNS = ("env", "agent", "episodes", "mean_score", "ci95", "success_rate", "mean_turns", "mean_turns_success", "format_errors", "seconds")
+COLUMNS = (
+    "env",
+    "agent",
+    "episodes",
+    "mean_score",
+    "ci95",
+    "success_rate",
+    "mean_turns",
+    "mean_turns_success",
+    "format_errors",
+    "seconds",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -65,11 +77,20 @@ def _positive_int(text: str) -> int:
 def _model_kwargs(spec: str, args: argparse.Namespace, extra: dict[str, Any]) -> dict[str, Any]:
     """The CLI's sampling/prompt options, for the agent kinds that take them."""
     if spec.startswith("openai:"):
-        opts = {"base_url": args.base_url, "temperature": args.temperature, "max_tokens": args.max_tokens,
-                "prompt_style": args.prompt_style, "system_prompt": args.system_prompt}
+        opts = {
+            "base_url": args.base_url,
+            "temperature": args.temperature,
+            "max_tokens": args.max_tokens,
+            "prompt_style": args.prompt_style,
+            "system_prompt": args.system_prompt,
+        }
     elif spec.startswith("hf:"):
-        opts = {"temperature": args.temperature, "max_new_tokens": args.max_tokens,
-                "prompt_style": args.prompt_style, "system_prompt": args.system_prompt}
+        opts = {
+            "temperature": args.temperature,
+            "max_new_tokens": args.max_tokens,
+            "prompt_style": args.prompt_style,
+            "system_prompt": args.system_prompt,
+        }
     else:
         opts = {}
     return {k: v for k, v in opts.items() if v is not None} | extra
@@ -164,8 +185,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         dirs.append(log.dir)
         infra = sum(r["outcome"] == "infra_error" for r in latest(log.records))
         if infra:
-            print(f"{config.label}: {infra} episode(s) ended in infra_error (endpoint failure): they stay out of "
-                  "the scores; re-run the same command to play them again", file=sys.stderr)
+            print(
+                f"{config.label}: {infra} episode(s) ended in infra_error (endpoint failure): they stay out of "
+                "the scores; re-run the same command to play them again",
+                file=sys.stderr,
+            )
     if not args.no_report:
         print(_report(dirs, out / "report", args.price, baselines=True, progress=not args.no_progress))
     return 0
@@ -199,8 +223,12 @@ def _baseline_records(records, env_kwargs, out: Path, kinds, progress: bool) -> 
                 wanted.setdefault(r["env_id"], []).append(r["config_id"])
         if wanted:
             log = run_eval(
-                list(wanted), AgentConfig(kind), out / kind, env_kwargs={e: env_kwargs.get(e, {}) for e in wanted},
-                config_ids={e: sorted(set(ids)) for e, ids in wanted.items()}, progress=progress,
+                list(wanted),
+                AgentConfig(kind),
+                out / kind,
+                env_kwargs={e: env_kwargs.get(e, {}) for e in wanted},
+                config_ids={e: sorted(set(ids)) for e, ids in wanted.items()},
+                progress=progress,
             )
             keep = {(e, c) for e, ids in wanted.items() for c in ids}
             extra += [r | {"agent": kind} for r in latest(log.records) if (r["env_id"], r["config_id"]) in keep]
@@ -252,20 +280,22 @@ def cmd_play(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise _fail(str(err)) from None
     try:
-        for last in steps:
-            pass
+        last = deque(steps, maxlen=1).pop()
     except EOFError:
         print("\nQuit before the end of the episode.")
         return 1
     info = last.info
     print(last.observation)
-    print(f"\nGame over: outcome={info['outcome']}, score={info['score']:.3f}, turns={info['turn']}, "
-          f"format errors={info['format_errors']}")
+    print(
+        f"\nGame over: outcome={info['outcome']}, score={info['score']:.3f}, turns={info['turn']}, "
+        f"format errors={info['format_errors']}"
+    )
     return 0
 
 
 def format_table(rows: list[dict]) -> str:
     """Rows (dicts with the keys of ``COLUMNS``) as a Markdown table."""
+
     def cell(v: object) -> str:
         return f"{v:.3f}" if isinstance(v, float) else str(v)
 
@@ -279,39 +309,69 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     ev = sub.add_parser("eval", help="play agents over benchmark splits (resumable JSONL log) and print the report")
     ev.add_argument("--env", required=True, help="env id(s), comma separated, or 'all'")
-    ev.add_argument("--agent", default="oracle,random",
-                    help="agent spec(s), comma separated: oracle, random, openai:MODEL, hf:PATH (hf:smollm2), "
-                         "py:module:factory (default: oracle,random)")
-    ev.add_argument("--split", default="full", help="'full' or N configurations spread evenly over the split (default: full)")
+    ev.add_argument(
+        "--agent",
+        default="oracle,random",
+        help="agent spec(s), comma separated: oracle, random, openai:MODEL, hf:PATH (hf:smollm2), "
+        "py:module:factory (default: oracle,random)",
+    )
+    ev.add_argument(
+        "--split", default="full", help="'full' or N configurations spread evenly over the split (default: full)"
+    )
     ev.add_argument("--workers", type=_positive_int, default=1, help="episodes played at once (default: 1)")
-    ev.add_argument("--executor", default="auto", help="auto (threads for models, processes for scripted agents), thread, process")
-    ev.add_argument("--backend", default="local",
-                    help="local (this machine: --executor pool of --workers) or ray (Ray tasks, --workers in flight; "
-                         "needs `pip install ray`) (default: local)")
-    ev.add_argument("--address", help="--backend ray: the Ray cluster ('auto': the one `ray start` runs on this node; "
-                                      "HOST:6379: the head node; default: $RAY_ADDRESS, else a new local instance)")
+    ev.add_argument(
+        "--executor", default="auto", help="auto (threads for models, processes for scripted agents), thread, process"
+    )
+    ev.add_argument(
+        "--backend",
+        default="local",
+        help="local (this machine: --executor pool of --workers) or ray (Ray tasks, --workers in flight; "
+        "needs `pip install ray`) (default: local)",
+    )
+    ev.add_argument(
+        "--address",
+        help="--backend ray: the Ray cluster ('auto': the one `ray start` runs on this node; "
+        "HOST:6379: the head node; default: $RAY_ADDRESS, else a new local instance)",
+    )
     ev.add_argument("--out", default="runs", help="output directory; each agent gets OUT/<agent> (default: runs)")
-    ev.add_argument("--base-url", help="OpenAI-compatible endpoint for openai: agents (default: $OPENAI_BASE_URL or OpenAI)")
+    ev.add_argument(
+        "--base-url", help="OpenAI-compatible endpoint for openai: agents (default: $OPENAI_BASE_URL or OpenAI)"
+    )
     ev.add_argument("--temperature", type=float, help="sampling temperature for model agents")
     ev.add_argument("--max-tokens", type=_positive_int, help="reply length cap for model agents")
-    ev.add_argument("--prompt-style", choices=("plain", "answer_only", "cot"), help="prompt style for model agents (default: plain)")
+    ev.add_argument(
+        "--prompt-style", choices=("plain", "answer_only", "cot"), help="prompt style for model agents (default: plain)"
+    )
     ev.add_argument("--system-prompt", help="system prompt for model agents")
     ev.add_argument("--agent-kwargs", help="JSON object of extra agent kwargs, e.g. '{\"max_retries\": 3}'")
     ev.add_argument("--env-kwargs", help="JSON object of env kwargs, e.g. '{\"max_turns\": 5}'")
-    ev.add_argument("--probe", help="query games: play under a probe (isomorphic, noise, boundary, counterfactual, "
-                                    "necessity); its options go in --env-kwargs '{\"probe_kwargs\": {...}}'")
+    ev.add_argument(
+        "--probe",
+        help="query games: play under a probe (isomorphic, noise, boundary, counterfactual, "
+        "necessity); its options go in --env-kwargs '{\"probe_kwargs\": {...}}'",
+    )
     ev.add_argument("--finisher", help="hand-off runs: the agent that takes over the conversation at --handoff-turn")
     ev.add_argument("--handoff-turn", type=_positive_int, help="hand-off runs: the turn the finisher plays first")
-    ev.add_argument("--price", action="append", default=[], metavar="AGENT=IN,OUT",
-                    help="US$ per 1M prompt,completion tokens of an agent, for the cost column (repeatable)")
+    ev.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="AGENT=IN,OUT",
+        help="US$ per 1M prompt,completion tokens of an agent, for the cost column (repeatable)",
+    )
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.add_argument("--no-report", action="store_true", help="do not print/write the report at the end")
     ev.set_defaults(func=cmd_eval)
     rp = sub.add_parser("report", help="tables (Markdown, CSV) and figures from run directories")
     rp.add_argument("dirs", nargs="+", metavar="DIR", help="run directories, or directories holding them")
     rp.add_argument("--out", help="where to write report.md/.csv and the figures (default: DIR/report)")
-    rp.add_argument("--price", action="append", default=[], metavar="AGENT=IN,OUT",
-                    help="US$ per 1M prompt,completion tokens of an agent (repeatable)")
+    rp.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="AGENT=IN,OUT",
+        help="US$ per 1M prompt,completion tokens of an agent (repeatable)",
+    )
     rp.add_argument("--no-baselines", action="store_true", help="do not add random/oracle rows the directories lack")
     rp.set_defaults(func=cmd_report)
     pl = sub.add_parser("play", help="play an env yourself in the terminal")

@@ -1,6 +1,7 @@
 """The shared base class of every text puzzle: the common env contract in one place.
 
-A puzzle subclasses :class:`TextPuzzleEnv` and implements only its rules:
+A puzzle subclasses :class:`TextPuzzleEnv` and implements only its rules. The abstract hooks
+(a subclass that lacks one cannot be instantiated):
 
 * ``num_configs`` (size of the fixed benchmark split, 0 if the kwargs have none),
   ``_setup_benchmark(config_id)`` and ``_setup_generated()`` (draw with ``self.np_random``);
@@ -11,6 +12,16 @@ A puzzle subclasses :class:`TextPuzzleEnv` and implements only its rules:
 * ``_hidden()``: the secret state exposed as ``info["hidden"]``, a new dict on every call
   (users keep what ``step`` returns; ``check_env`` rejects shared mutable objects).
 
+Optional hooks: ``_format_hint()`` (appended to every re-prompt: how a well-formed action
+looks now), ``_timeout()`` (the reply when the turn budget runs out),
+``_benchmark_mismatch()`` (why these kwargs have no benchmark split).
+
+``super().__init__()`` resolves ``configs`` through ``num_configs``: a subclass sets whatever
+``num_configs`` and ``_benchmark_mismatch()`` read before it calls ``super().__init__()``.
+
+A move whose :class:`Reply` has outcome ``"timeout"`` (a puzzle's own budget, e.g. the Turing
+Machine's round cap) ends the episode as a truncation, like the turn budget.
+
 The base class owns the turn budget, consecutive-format-error limit, ``info`` keys,
 transcript, rendering, Text spaces and config selection. Every ``info`` value keeps one type
 through an episode (``score`` is 0.0 until ``outcome`` is set): gymnasium's vector envs type
@@ -19,6 +30,7 @@ each batched key by the first env's value, so a puzzle's ``feedback`` must do th
 
 from __future__ import annotations
 
+import abc
 import pickle
 import string
 from typing import Any, NamedTuple
@@ -52,7 +64,7 @@ class Reply(NamedTuple):
     score: float | None = None
 
 
-class TextPuzzleEnv(gym.Env[str, str]):
+class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
     """Base class of every text puzzle (see the module docstring for the hooks).
 
     ``defer_human_render``: a wrapper that rewrites what the agent sees (the probes) sets it
@@ -74,8 +86,6 @@ class TextPuzzleEnv(gym.Env[str, str]):
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}
     defer_human_render = False
 
-    #: Appended to every re-prompt: how a well-formed action looks.
-    format_hint: str = ""
     #: Honest upper bounds for the Text spaces (subclasses tighten or widen them).
     obs_max_length: int = 16_384
     action_max_length: int = 8_192
@@ -106,8 +116,7 @@ class TextPuzzleEnv(gym.Env[str, str]):
         check_int("max_format_errors", max_format_errors)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
-                f"render_mode={render_mode!r} is not supported; allowed: "
-                f"{self.metadata['render_modes']} or None"
+                f"render_mode={render_mode!r} is not supported; allowed: {self.metadata['render_modes']} or None"
             )
         if configs is None:
             configs = "benchmark" if self.num_configs > 0 else "generated"
@@ -136,40 +145,53 @@ class TextPuzzleEnv(gym.Env[str, str]):
 
     # ------------------------------------------------------------------ puzzle hooks
     @property
+    @abc.abstractmethod
     def num_configs(self) -> int:
         """Size of the fixed benchmark split for these kwargs (0: none)."""
-        return 0
+
+    @abc.abstractmethod
+    def _setup_benchmark(self, config_id: int) -> None:
+        """Set up benchmark configuration ``config_id``."""
+
+    @abc.abstractmethod
+    def _setup_generated(self) -> None:
+        """Set up a fresh configuration drawn with ``self.np_random``."""
+
+    @abc.abstractmethod
+    def _instructions(self) -> str:
+        """The first observation: the task instructions."""
+
+    @abc.abstractmethod
+    def _parse(self, action: str) -> Any:
+        """The move in ``action``, or :class:`InvalidAction` (game state untouched)."""
+
+    @abc.abstractmethod
+    def _play(self, move: Any) -> Reply:
+        """Apply a legal move."""
+
+    @abc.abstractmethod
+    def _hidden(self) -> dict[str, Any]:
+        """The secret state for ``info["hidden"]`` (a new dict on every call)."""
 
     def _benchmark_mismatch(self) -> str:
         """Why these kwargs have no benchmark split (for the error message)."""
         return "no benchmark split is defined"
 
-    def _setup_benchmark(self, config_id: int) -> None:
-        raise NotImplementedError
-
-    def _setup_generated(self) -> None:
-        raise NotImplementedError
-
-    def _instructions(self) -> str:
-        raise NotImplementedError
-
-    def _parse(self, action: str) -> Any:
-        raise NotImplementedError
-
-    def _play(self, move: Any) -> Reply:
-        raise NotImplementedError
-
-    def _hidden(self) -> dict[str, Any]:
-        raise NotImplementedError
+    def _format_hint(self) -> str:
+        """Appended to every re-prompt: how a well-formed action looks in the current state."""
+        return ""
 
     def _timeout(self) -> Reply:
         """Reply and score when the turn budget runs out (default: score 0)."""
         return Reply("The turn limit has been reached. The game is over.", {}, "timeout", 0.0)
 
+    @property
+    def format_hint(self) -> str:
+        """How a well-formed action looks now (what a re-prompt appends)."""
+        return self._format_hint()
+
     # ------------------------------------------------------------------ gymnasium API
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[str, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
         config_id = None
         if options:
@@ -201,9 +223,7 @@ class TextPuzzleEnv(gym.Env[str, str]):
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self._outcome is not None:
-            raise RuntimeError(
-                f"step() called after the episode ended (outcome={self._outcome!r}); call reset()"
-            )
+            raise RuntimeError(f"step() called after the episode ended (outcome={self._outcome!r}); call reset()")
         if not self._started:
             raise RuntimeError("step() called before reset()")
         if not isinstance(action, str):
@@ -216,15 +236,16 @@ class TextPuzzleEnv(gym.Env[str, str]):
         self._turn += 1
         reply = self._play(move)
         text = reply.text
-        terminated = reply.outcome is not None
-        truncated = False
-        if terminated:
+        # A puzzle's own budget (outcome "timeout") truncates like the turn budget.
+        truncated = reply.outcome == "timeout"
+        if reply.outcome is not None:
             self._outcome, self._score = reply.outcome, float(reply.score or 0.0)
         elif self._turn >= self.max_turns:
             end = self._timeout()
             text = f"{text}\n{end.text}" if text else end.text
             truncated = True
             self._outcome, self._score = end.outcome, float(end.score or 0.0)
+        terminated = self._outcome is not None and not truncated
         transcript = self._transcript
         transcript.append({"role": "assistant", "content": action})
         transcript.append({"role": "user", "content": text})
@@ -260,9 +281,7 @@ class TextPuzzleEnv(gym.Env[str, str]):
     def _check_config_id(self, config_id: Any) -> int:
         n = self.num_configs
         if n == 0:
-            raise ValueError(
-                f"config_id: these kwargs have no benchmark split ({self._benchmark_mismatch()})"
-            )
+            raise ValueError(f"config_id: these kwargs have no benchmark split ({self._benchmark_mismatch()})")
         if isinstance(config_id, bool) or not isinstance(config_id, int) and not hasattr(config_id, "__index__"):
             raise ValueError(f"config_id must be an int in [0, {n - 1}], got {config_id!r}")
         config_id = int(config_id)
@@ -273,7 +292,8 @@ class TextPuzzleEnv(gym.Env[str, str]):
     def _reject(self, action: str, message: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         self._format_errors += 1
         self._consecutive_errors += 1
-        hint = f" {self.format_hint}" if self.format_hint else ""
+        hint = self._format_hint()
+        hint = f" {hint}" if hint else ""
         count = f"(format error {self._consecutive_errors} of {self.max_format_errors} in a row)"
         terminated = self._consecutive_errors >= self.max_format_errors
         if terminated:

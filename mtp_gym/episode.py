@@ -5,6 +5,7 @@ LLM trainers, the boundary probe's previous games, benchmarks, examples and test
 
 * :func:`play` yields each :class:`Step` (the reset first, then one per ``env.step``), for a
   caller that looks at the episode as it goes;
+* :func:`play_to_end` plays a whole episode and returns its last :class:`Step`;
 * :func:`run_episode` plays a whole episode and returns its :class:`EpisodeResult`; an
   :class:`InfrastructureError` from the policy ends it with outcome ``"infra_error"``.
 
@@ -14,6 +15,7 @@ The policy sees ``info`` without ``hidden`` (:func:`public_info`).
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -27,6 +29,7 @@ __all__ = [
     "Policy",
     "Step",
     "play",
+    "play_to_end",
     "public_info",
     "run_episode",
 ]
@@ -97,6 +100,11 @@ def play(env: gym.Env, policy: Policy, *, config_id: int | None = None, seed: in
         obs, reward, terminated, truncated, info = env.step(action)
         step = Step(obs, info, action, float(reward), bool(terminated), bool(truncated))
         yield step
+
+
+def play_to_end(env: gym.Env, policy: Policy, *, config_id: int | None = None, seed: int | None = None) -> Step:
+    """Play a whole episode (see :func:`play`) and return its last step: final observation and info."""
+    return deque(play(env, policy, config_id=config_id, seed=seed), maxlen=1)[0]
 
 
 @dataclass

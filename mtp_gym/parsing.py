@@ -7,12 +7,20 @@ returns ``None`` when nothing usable is found, so envs turn that into a re-promp
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 __all__ = ["extract_tag", "extract_all_tags", "extract_choice", "extract_quoted"]
 
 
-@lru_cache(maxsize=None)
+@cache
+def last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The last match of ``pattern`` in ``text``, or ``None``."""
+    found = None
+    for found in pattern.finditer(text):  # noqa: B007 (the loop keeps the last match)
+        pass
+    return found
+
+
 def _tag_pattern(tag: str) -> re.Pattern[str]:
     name = re.escape(tag)
     return re.compile(rf"<\s*{name}\s*>(.*?)<\s*/\s*{name}\s*>", re.IGNORECASE | re.DOTALL)
@@ -29,9 +37,7 @@ def extract_tag(text: str, tag: str, *, last: bool = True) -> str | None:
     """
     pattern = _tag_pattern(tag)
     if last:
-        found = None
-        for found in pattern.finditer(text):
-            pass
+        found = last_match(pattern, text)
         return None if found is None else found.group(1).strip()
     match = pattern.search(text)
     return None if match is None else match.group(1).strip()
@@ -47,9 +53,7 @@ _CHOICE_RE = re.compile(r"<\s*CHOICE\s*>\s*:?\s*(.+)", re.IGNORECASE)
 
 def extract_choice(text: str) -> str | None:
     """The rest of the line after the last ``<CHOICE>:`` marker (TurnBench format)."""
-    found = None
-    for found in _CHOICE_RE.finditer(text):
-        pass
+    found = last_match(_CHOICE_RE, text)
     return None if found is None else found.group(1).strip().splitlines()[0].strip()
 
 
@@ -58,9 +62,7 @@ _QUOTED_RE = re.compile(r"'([^'\s]+)'|\"([^\"\s]+)\"|‘([^’\s]+)’|“([^”
 
 def extract_quoted(text: str) -> str | None:
     """The last single word in quotes (straight or curly, single or double)."""
-    found = None
-    for found in _QUOTED_RE.finditer(text):
-        pass
+    found = last_match(_QUOTED_RE, text)
     if found is None:
         return None
     return next(g for g in found.groups() if g is not None)
@@ -84,9 +86,7 @@ def extract_labeled(text: str, labels: tuple[str, ...] = ("CHOICE",)) -> str | N
             rf"(?:<\s*(?:{names})\s*>\**\s*:?|(?:^|\n)[ \t*]*(?:{names})\**\s*:)[ \t*]*([^\n]*)", re.IGNORECASE
         )
         _LABELED_RE[labels] = pattern
-    found = None
-    for found in pattern.finditer(text):
-        pass
+    found = last_match(pattern, text)
     if found is None:
         return None
     return found.group(1).strip()

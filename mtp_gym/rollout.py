@@ -65,19 +65,20 @@ from __future__ import annotations
 import json
 import threading
 import uuid
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 import mtp_gym  # noqa: F401  (registers the ids)
 from mtp_gym.core import check_int
+from mtp_gym.episode import INFRA_ERROR, run_episode
 from mtp_gym.eval.harness import EXECUTORS, AgentConfig, bounded_map
 from mtp_gym.eval.log import to_jsonable
-from mtp_gym.episode import INFRA_ERROR, run_episode
 
 __all__ = [
     "Episode",
@@ -124,7 +125,7 @@ class Episode:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Episode":
+    def from_dict(cls, d: dict[str, Any]) -> Episode:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})
 
@@ -164,7 +165,11 @@ def _chat_messages(transcript: list[dict[str, str]], policy: Any) -> list[dict[s
     style = getattr(policy, "style", None)
     history = getattr(policy, "history", None)
     actions = [m["content"] for m in transcript if m["role"] == "assistant"]
-    if isinstance(history, list) and actions and [m["content"] for m in history if m["role"] == "assistant"][-len(actions):] == actions:
+    if (
+        isinstance(history, list)
+        and actions
+        and [m["content"] for m in history if m["role"] == "assistant"][-len(actions) :] == actions
+    ):
         messages = [dict(m) for m in history]
         last = transcript[-1]
         if last["role"] == "user" and messages[-1]["role"] == "assistant":
@@ -192,7 +197,9 @@ def _build_policy(source: PolicySource, env_id: str) -> Any:
     return source()
 
 
-def _play(source: PolicySource, label: str, env_id: str, env_kwargs: dict[str, Any], run: str, task: tuple) -> dict[str, Any]:
+def _play(
+    source: PolicySource, label: str, env_id: str, env_kwargs: dict[str, Any], run: str, task: tuple
+) -> dict[str, Any]:
     """Play one group member and return its record as a dict (worker entry point).
 
     Each worker keeps the env and policy of the current :func:`collect` call (``run``) only.
@@ -384,7 +391,12 @@ def _drop_rejected(messages: list[dict[str, str]]) -> list[dict[str, str]]:
     while i < len(messages):
         m = messages[i]
         nxt = messages[i + 1] if i + 1 < len(messages) else None
-        if m["role"] == "assistant" and nxt is not None and nxt["role"] == "user" and nxt["content"].startswith(_REJECT_PREFIX):
+        if (
+            m["role"] == "assistant"
+            and nxt is not None
+            and nxt["role"] == "user"
+            and nxt["content"].startswith(_REJECT_PREFIX)
+        ):
             i += 2
             continue
         out.append(m)
@@ -408,4 +420,3 @@ def prompt_rows(
         rows.append({"prompt": head + [{"role": "user", "content": obs}], "config_id": int(config_id)})
     env.close()
     return rows
-

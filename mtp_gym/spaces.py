@@ -59,7 +59,9 @@ def _write_text_to_shared_memory(space: TextSpace, index: int, value: str, share
     data = value.encode("ascii")
     if len(data) > space.max_length:
         raise ValueError(f"observation of {len(data)} characters exceeds max_length={space.max_length}")
-    row = np.frombuffer(shared_memory.get_obj(), dtype=np.uint8)[index * space.max_length : (index + 1) * space.max_length]
+    row = np.frombuffer(shared_memory.get_obj(), dtype=np.uint8)[
+        index * space.max_length : (index + 1) * space.max_length
+    ]
     row[: len(data)] = np.frombuffer(data, dtype=np.uint8)
     row[len(data) :] = 0
 

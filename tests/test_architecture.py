@@ -8,18 +8,38 @@ interpreter would import without importing anything.
 from __future__ import annotations
 
 import ast
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Lowest first. A module may import its own layer and the layers below it, never above.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # registration is a table of ids and entry-point strings: it imports no env.
-    ("foundation", ("mtp_gym.core", "mtp_gym.spaces", "mtp_gym.parsing", "mtp_gym.data", "mtp_gym.wordnet",
-                    "mtp_gym.episode", "mtp_gym.registration")),
-    ("puzzles", ("mtp_gym.envs", "mtp_gym.games", "mtp_gym.turnbench", "mtp_gym.multiagent", "mtp_gym.word_chain_v0",
-                 "mtp_gym.inference")),
+    (
+        "foundation",
+        (
+            "mtp_gym.core",
+            "mtp_gym.spaces",
+            "mtp_gym.parsing",
+            "mtp_gym.data",
+            "mtp_gym.wordnet",
+            "mtp_gym.episode",
+            "mtp_gym.registration",
+        ),
+    ),
+    (
+        "puzzles",
+        (
+            "mtp_gym.envs",
+            "mtp_gym.games",
+            "mtp_gym.turnbench",
+            "mtp_gym.multiagent",
+            "mtp_gym.word_chain_v0",
+            "mtp_gym.inference",
+        ),
+    ),
     ("wrappers", ("mtp_gym.wrappers",)),
     # the package root registers the ids and re-exports the public API.
     ("package", ("mtp_gym",)),

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 from mtp_gym.agents import make_agent
-from mtp_gym.agents.oracles.circuit_decoding import CircuitPosterior, read_setup
 from mtp_gym.envs.circuit_decoding import (
     AND,
     NOT,
@@ -41,6 +40,7 @@ from mtp_gym.envs.circuit_decoding import (
 )
 from mtp_gym.eval import evaluate, summarize
 from mtp_gym.eval.runner import run_episode
+from mtp_gym.inference.circuit_decoding import CircuitPosterior, read_setup
 
 ENV_ID = "MTP/CircuitDecoding-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def _check_config(config: dict, max_not: int) -> None:
         assert sum(circ["gates"][gate] for circ in config["circuits"]) == inv[gate]
     for circ in config["circuits"]:
         gates, layers = circ["gates"], circ["layers"]
-        assert gates[AND] + gates[OR] == k - 1  # SPEC's reading of A.2 (>= ceil(log2 k))
+        assert gates[AND] + gates[OR] == k - 1  # the reading of A.2 documented in CircuitDecodingEnv (>= ceil(log2 k))
         assert Counter(g for g, _ in layers) == Counter({g: n for g, n in gates.items() if n})
         width = k  # one gate per layer, indexing the previous layer's signals
         for gate, inputs in layers:
@@ -126,7 +126,9 @@ def test_shipped_split_rebuilds_identically(tmp_path):
     assert (tmp_path / rel).read_bytes() == (ROOT / "assets" / rel).read_bytes()
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"num_circuits": 4, "num_inputs": 4, "max_not": 6}, {"num_circuits": 2, "num_inputs": 1}])
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"num_circuits": 4, "num_inputs": 4, "max_not": 6}, {"num_circuits": 2, "num_inputs": 1}]
+)
 def test_generated_configurations(kwargs):
     env = gym.make(ENV_ID, configs="generated", **kwargs)
     seen = set()
@@ -140,7 +142,10 @@ def test_generated_configurations(kwargs):
             "num_circuits": hidden["num_circuits"],
             "num_inputs": hidden["num_inputs"],
             "inventory": hidden["inventory"],
-            "circuits": [{"gates": c["gates"], "layers": [(l["gate"], l["inputs"]) for l in c["layers"]]} for c in hidden["circuits"]],
+            "circuits": [
+                {"gates": c["gates"], "layers": [(layer["gate"], layer["inputs"]) for layer in c["layers"]]}
+                for c in hidden["circuits"]
+            ],
         }
         _check_config(config, kwargs.get("max_not", 4))
         seen.add(obs)
@@ -157,9 +162,7 @@ def test_dealing_and_layer_process_follow_the_exact_prior():
         assert set(counts) <= set(exact) and abs(sum(exact.values()) - 1) < 1e-12
         assert max(abs(counts[f] / n - p) for f, p in exact.items()) < 0.015
     # Step 1: allotment frequencies against the product formula of allotment_weight.
-    counts = Counter(
-        tuple((g[AND], g[NOT]) for g in deal_gates(rng, 3, 3, 2, 4, 3)) for _ in range(n)
-    )
+    counts = Counter(tuple((g[AND], g[NOT]) for g in deal_gates(rng, 3, 3, 2, 4, 3)) for _ in range(n))
     for allot, seen in counts.items():
         p = prod(factorial(2) / factorial(a) / factorial(2 - a) for a, _ in allot) / 15
         p *= factorial(3) / prod(factorial(m) for _, m in allot) / 3**3
@@ -191,12 +194,20 @@ def test_paper_prompt_and_example_transcript():
     # The paper's first model turn, with its trailing control token.
     reply, reward, term, trunc, info = env.step("<query>A(0, 0, 0)</query><ctrl100>")
     assert reply == f"A(0, 0, 0) = {tables[0][0]}\nPlease send your next query. 17 queries remaining."
-    assert info["feedback"] == {"circuit": "A", "inputs": (0, 0, 0), "output": int(tables[0][0]), "queries_remaining": 17}
+    assert info["feedback"] == {
+        "circuit": "A",
+        "inputs": (0, 0, 0),
+        "output": int(tables[0][0]),
+        "queries_remaining": 17,
+    }
     for i in range(16):
         reply, *_ = env.step(f"<query>B({', '.join(map(str, row_inputs(i % 8, 3)))})</query>")
     assert reply.endswith("1 query remaining.")
     reply, _, term, _, info = env.step("<query>C(0, 0, 0)</query>")
-    assert reply == f"C(0, 0, 0) = {tables[2][0]}\nPlease provide the truth tables for all circuits in the format requested."
+    assert (
+        reply
+        == f"C(0, 0, 0) = {tables[2][0]}\nPlease provide the truth tables for all circuits in the format requested."
+    )
     assert not term and info["turn"] == 18
     reply, _, term, _, info = env.step("<query>C(0, 0, 1)</query>")
     assert reply.startswith("Invalid action: you have used all 18 queries") and info["turn"] == 18
@@ -256,7 +267,9 @@ def test_tolerant_parsing_and_last_tag_wins():
     assert reply.startswith(f"B(1, 0, 1) = {tables[1][5]}")
     reply, *_ = env.step("The format is <guess>bits</guess>; first: <query>C(1 1 1)</query>")
     assert reply.startswith(f"C(1, 1, 1) = {tables[2][7]}")
-    _, _, term, _, info = env.step(f"<query>A(0,0,0)</query> no, final: <guess>\n{tables[0]}\n{tables[1]}\n{tables[2]}\n</guess>")
+    _, _, term, _, info = env.step(
+        f"<query>A(0,0,0)</query> no, final: <guess>\n{tables[0]}\n{tables[1]}\n{tables[2]}\n</guess>"
+    )
     assert term and info["score"] == 1.0
 
 
@@ -309,7 +322,9 @@ def _brute_force_posterior(c, k, x, y, z, observations):
     return {t: p / total for t, p in joint.items()}
 
 
-@pytest.mark.parametrize("c, k, x, z, observations", [(2, 3, 2, 2, [(0, 7, 1), (1, 0, 1)]), (3, 2, 1, 2, [(2, 3, 0)]), (2, 2, 1, 3, [])])
+@pytest.mark.parametrize(
+    "c, k, x, z, observations", [(2, 3, 2, 2, [(0, 7, 1), (1, 0, 1)]), (3, 2, 1, 2, [(2, 3, 0)]), (2, 2, 1, 3, [])]
+)
 def test_oracle_posterior_is_exact(c, k, x, z, observations):
     y = c * (k - 1) - x
     joint = _brute_force_posterior(c, k, x, y, z, observations)
@@ -354,7 +369,10 @@ def test_oracle_reaches_the_target_on_the_full_split():
 
 
 def test_oracle_and_random_on_other_shapes():
-    for kwargs in ({"num_circuits": 4, "num_inputs": 3, "num_queries": 24}, {"num_circuits": 2, "num_inputs": 4, "num_queries": 30}):
+    for kwargs in (
+        {"num_circuits": 4, "num_inputs": 3, "num_queries": 24},
+        {"num_circuits": 2, "num_inputs": 4, "num_queries": 30},
+    ):
         env = gym.make(ENV_ID, configs="generated", **kwargs)
         oracle = [run_episode(env, make_agent("oracle", ENV_ID), seed=s) for s in range(4)]
         rand = [run_episode(env, make_agent("random", ENV_ID), seed=s) for s in range(4)]

@@ -1,25 +1,38 @@
-"""The common env contract (SPEC.md), checked on every registered id."""
+"""The common env contract (README, "The env contract"), checked on every registered id."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from helpers import ENV_IDS, agent_kinds, play_random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ENV_IDS, agent_kinds, play_random
+import mtp_gym.registration
 from mtp_gym.agents import make_agent
 from mtp_gym.core import OUTCOMES
-from mtp_gym.eval.runner import public_info
+from mtp_gym.episode import play
 
-INFO_KEYS = {"turn", "max_turns", "feedback", "hidden", "valid_action", "format_errors", "outcome", "score", "config_id"}
+INFO_KEYS = {
+    "turn",
+    "max_turns",
+    "feedback",
+    "hidden",
+    "valid_action",
+    "format_errors",
+    "outcome",
+    "score",
+    "config_id",
+}
 GOLDEN = json.loads((Path(__file__).parent / "golden_hashes.json").read_text())
 TAGS = ("attempt", "question", "query", "guess", "final_answer", "answer", "CHOICE")
 
@@ -50,7 +63,7 @@ def test_reset_and_step_types(env):
 
 def test_config_id_and_seed_are_deterministic(env_id):
     a, b = gym.make(env_id), gym.make(env_id)
-    assert a.reset(options={"config_id": 3}) [0] == b.reset(options={"config_id": 3})[0]
+    assert a.reset(options={"config_id": 3})[0] == b.reset(options={"config_id": 3})[0]
     obs_a, info_a = a.reset(seed=123)
     obs_b, info_b = b.reset(seed=123)
     assert obs_a == obs_b and info_a["config_id"] == info_b["config_id"]
@@ -86,28 +99,109 @@ def test_bad_kwargs_name_the_argument(env_id):
         gym.make(env_id, configs="everything")
 
 
-def _hidden_strings(hidden) -> set[str]:
-    out: set[str] = set()
-    items = hidden.values() if isinstance(hidden, dict) else hidden
-    for v in items:
-        if isinstance(v, str) and len(v) >= 3:
-            out.add(v)
-        elif isinstance(v, (dict, list, tuple)):
-            out |= _hidden_strings(v)
-    return out
+# ------------------------------------------------------------------ leaks of the target
+# Each env states what would reveal its target before the end (mostly the sentence the env
+# itself uses to reveal it at the end), and the check looks for exactly that: whole words,
+# any case, in every observation before the last. ``legit`` removes what the rules may show.
+def _query_game_leak(hidden: dict) -> list[str]:
+    return [f"answer was {hidden['target']}", f"answer is {hidden['target']}"]
+
+
+def _circuit_tables(hidden: dict) -> list[str]:
+    answer, labels = hidden["answer"], hidden["labels"]
+    size = len(answer) // len(labels)
+    return [answer] + [f"{label} = {answer[i * size : (i + 1) * size]}" for i, label in enumerate(labels)]
+
+
+def _favourite(hidden: dict) -> str:
+    unseen = hidden["unseen_utilities"]
+    return max(unseen, key=unseen.get)
+
+
+WORD_CHAIN_HIDDEN = {"opponent", "opponent_plan", "agent_starts"}
+
+#: env id -> (what would reveal the target, texts(hidden) that would reveal it, legit(obs, hidden)).
+LEAKS: dict[str, tuple[str, Any, Any]] = {
+    "MTP/WordGuess-v0": (
+        "the secret word announced ('secret word is X') or named anywhere outside the vocabulary list",
+        lambda h: [f"secret word is {h['secret']}", h["secret"]],
+        lambda obs, h: obs.replace(", ".join(h["vocabulary"]), ""),
+    ),
+    "MTP/MovieRec-v0": (
+        "the user's favourite unseen movie announced ('favourite was X') or a weight stated ('Pace: 0.4')",
+        lambda h: (
+            [f"favourite was {_favourite(h)}", f"favourite is {_favourite(h)}"]
+            + [f"{name}: {w}" for name, w in h["weights"].items()]
+        ),
+        None,
+    ),
+    "MTP/CircuitDecoding-v0": (
+        "the truth tables, whole ('0101...') or per circuit ('A = 0101')",
+        _circuit_tables,
+        None,
+    ),
+    "MTP/TwentyQuestions-v0": (
+        "the words still consistent with the answers listed in a reply (the agent must track them)",
+        lambda h: [", ".join(h["consistent"])] if len(h["consistent"]) > 1 else [],
+        None,
+    ),
+    "MTP/WordChain-v0": (
+        f"no hidden target: `hidden` holds only {sorted(WORD_CHAIN_HIDDEN)}; a planning opponent's plan in a reply",
+        lambda h: [] if h["opponent_plan"] is None else [str(h["opponent_plan"])],
+        None,
+    ),
+    "MTP/TuringMachine-v0": (
+        "the code announced ('The answer is 551')",
+        lambda h: [f"answer is {h['answer']}", f"code is {h['answer']}"],
+        None,
+    ),
+}
+LEAKS.update(
+    {
+        env_id: ("the answer announced ('The answer was X')", _query_game_leak, None)
+        for env_id in mtp_gym.registration.GAME_IDS
+    }
+)
+
+
+def find_leaks(env_id: str, steps: list[tuple[str, dict]]) -> list[str]:
+    """What reveals the target in an observation before the last (``steps``: (obs, info))."""
+    _, texts, legit = LEAKS[env_id]
+    found = []
+    for i, (obs, info) in enumerate(steps[:-1]):
+        hidden = info["hidden"]
+        if env_id == "MTP/WordChain-v0" and set(hidden) != WORD_CHAIN_HIDDEN:
+            found.append(f"hidden keys {sorted(hidden)}: a new secret needs its leak rule here")
+        seen = legit(obs, hidden) if legit and i == 0 else obs
+        if env_id == "MTP/TwentyQuestions-v0" and i == 0:
+            continue  # the rules list the whole lexicon, which is every word still consistent
+        for text in texts(hidden):
+            if re.search(rf"(?<![A-Za-z0-9]){re.escape(text)}(?![A-Za-z0-9])", seen, re.IGNORECASE):
+                found.append(f"step {i}: {text!r}")
+    return found
+
+
+def test_every_env_states_what_would_leak():
+    assert sorted(LEAKS) == ENV_IDS
 
 
 @pytest.mark.parametrize("config_id", [0, 7])
-def test_hidden_state_absent_before_the_end(env_id, config_id):
-    env = gym.make(env_id)
-    steps = list(play_random(env, env_id, config_id))
-    instructions, first_info = steps[0]
-    secrets = {s for s in _hidden_strings(first_info["hidden"]) if s not in instructions}
-    for obs, info in steps:
-        if info["outcome"] is None:
-            leaked = [s for s in secrets if s in obs]
-            assert not leaked, f"hidden values {leaked} appear in an observation before the end"
-            assert json.dumps(info["hidden"], default=str) not in obs
+def test_target_not_revealed_before_the_end(env_id, config_id):
+    steps = list(play_random(gym.make(env_id), env_id, config_id))
+    assert find_leaks(env_id, steps) == []
+
+
+def test_the_leak_check_finds_a_planted_leak(env_id):
+    """The revealing text appended to the first reply (or a new secret in ``hidden``) is found."""
+    steps = list(play_random(gym.make(env_id), env_id, 0))
+    steps.append(steps[-1])  # a last step, so the first reply counts as "before the end"
+    obs, info = steps[1]
+    texts = LEAKS[env_id][1](info["hidden"])
+    if texts:
+        steps[1] = (f"{obs}\n{texts[0]}", info)
+    else:
+        steps[1] = (obs, {**info, "hidden": {**info["hidden"], "secret": "x"}})
+    assert find_leaks(env_id, steps)
 
 
 def test_episode_reaches_an_outcome_and_score(env_id):
@@ -219,15 +313,8 @@ def test_info_leaves_keep_one_type_so_vector_envs_batch_them(env_id):
     kinds: dict[str, set[str]] = defaultdict(set)
     for config_id in (0, 5):
         for kind in ("random", "oracle"):
-            agent = make_agent(kind, env_id)
-            agent.reset(seed=config_id)
-            obs, info = env.reset(seed=config_id, options={"config_id": config_id})
-            _leaf_kinds(info, "", kinds)
-            done = False
-            while not done:
-                obs, _, term, trunc, info = env.step(agent.act(obs, public_info(info)))
-                _leaf_kinds(info, "", kinds)
-                done = term or trunc
+            for step in play(env, make_agent(kind, env_id), config_id=config_id, seed=config_id):
+                _leaf_kinds(step.info, "", kinds)
     mixed = {k: v for k, v in kinds.items() if len(v) > 1}
     assert not mixed, f"info leaves with several kinds: {mixed}"
 

@@ -16,7 +16,8 @@ from stable_baselines3.common.env_checker import check_env
 import mtp_gym  # noqa: F401
 from mtp_gym.agents.sb3_agent import SB3Policy
 from mtp_gym.envs.circuit_decoding import input_row, row_inputs
-from mtp_gym.eval.runner import evaluate, public_info, run_episode
+from mtp_gym.episode import play, public_info
+from mtp_gym.eval.runner import evaluate, run_episode
 from mtp_gym.turnbench import rules
 from mtp_gym.wrappers import CircuitDecodingDiscrete, TuringMachineDiscrete, WordChainDiscrete, WordGuessDiscrete
 from mtp_gym.wrappers.turing_machine_discrete import SKIP_ACTION, SUBMIT_POSSIBLE_ACTION, VERIFIER_OFFSET
@@ -117,7 +118,7 @@ def test_circuit_decoding_slot_layout() -> None:
 def test_turing_machine_mask_is_legal_moves() -> None:
     env = _view("TuringMachine")
     for seed in range(4):
-        for mask, info in _masked_rollout(env, seed):
+        for mask, _info in _masked_rollout(env, seed):
             stage = env._stage
             codes, verifiers, skip = mask[:VERIFIER_OFFSET], mask[VERIFIER_OFFSET:SKIP_ACTION], mask[SKIP_ACTION]
             assert codes.all() == (stage in ("proposal", "deduce")) and codes.any() == codes.all()
@@ -257,12 +258,12 @@ def test_sb3_policy_works_with_word_guess_view() -> None:
     assert all(r.format_errors == 0 and r.outcome in ("success", "failure", "timeout") for r in results)
 
 
-@pytest.mark.parametrize(
-    "script", ["train_circuit_decoding.py", "train_word_chain.py", "train_turing_machine.py"]
-)
+@pytest.mark.parametrize("script", ["train_circuit_decoding.py", "train_word_chain.py", "train_turing_machine.py"])
 def test_example_smoke(script: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.syspath_prepend(str(EXAMPLES))
-    monkeypatch.setattr(sys, "argv", [script, "--timesteps", "256", "--configs", "2", "--n-envs", "2", "--out", str(tmp_path)])
+    monkeypatch.setattr(
+        sys, "argv", [script, "--timesteps", "256", "--configs", "2", "--n-envs", "2", "--out", str(tmp_path)]
+    )
     runpy.run_path(str(EXAMPLES / script), run_name="__main__")
     out = capsys.readouterr().out
     for row in ("trained", "trained-sampled", "view-random", "random", "oracle"):
@@ -275,13 +276,7 @@ def test_sb3_policy_reads_the_episode_from_observations_only() -> None:
     env's words (it never replays the episode on a copy of the env)."""
     env = gym.make("MTP/WordGuess-v0", configs="generated")
     policy = SB3Policy(WordGuessDiscrete, None, "MTP/WordGuess-v0", {"configs": "generated"}, seed=1)
-    policy.reset()
-    obs, info = env.reset()
-    vocab = env.unwrapped.vocabulary
-    done = False
-    while not done:
-        action = policy.act(obs, public_info(info))
-        assert action.removeprefix("<attempt>").removesuffix("</attempt>") in vocab
-        obs, _, term, trunc, info = env.step(action)
-        done = term or trunc
-    assert info["format_errors"] == 0
+    for step in play(env, policy):
+        if step.action is not None:
+            assert step.action.removeprefix("<attempt>").removesuffix("</attempt>") in env.unwrapped.vocabulary
+    assert step.info["format_errors"] == 0

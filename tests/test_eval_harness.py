@@ -51,24 +51,54 @@ def test_log_records_every_field_and_matches_evaluate(tmp_path):
     bare = evaluate(WG, "oracle", select_configs("8", 400))
     assert [r["score"] for r in records] == [b.score for b in bare]
     r = records[0]
-    assert {"agent", "env_id", "config_id", "outcome", "score", "turns", "format_errors", "prompt_tokens",
-            "completion_tokens", "seconds", "transcript", "hidden"} <= set(r)
+    assert {
+        "agent",
+        "env_id",
+        "config_id",
+        "outcome",
+        "score",
+        "turns",
+        "format_errors",
+        "prompt_tokens",
+        "completion_tokens",
+        "seconds",
+        "transcript",
+        "hidden",
+    } <= set(r)
     assert r["transcript"][0]["role"] == "user" and len(r["transcript"]) == 1 + 2 * r["turns"]
     assert r["hidden"]["secret"] in r["transcript"][-2]["content"]
 
 
 def test_process_pool_gives_the_same_episodes(tmp_path):
     one = run_eval([WG], AgentConfig("random"), tmp_path / "a", split="12", progress=False)
-    two = run_eval([WG], AgentConfig("random"), tmp_path / "b", split="12", workers=2, executor="process", progress=False)
+    two = run_eval(
+        [WG], AgentConfig("random"), tmp_path / "b", split="12", workers=2, executor="process", progress=False
+    )
     by_id = lambda log: {r["config_id"]: (r["score"], r["turns"]) for r in read_episodes(log.path)[0]}  # noqa: E731
     assert by_id(one) == by_id(two) and len(by_id(one)) == 12
 
 
 def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
     out = tmp_path / "runs"
-    args = ["eval", "--env", WG, "--agent", "py:harness_agents:SlowAgent", "--agent-kwargs",
-            json.dumps({"env": WG, "delay": 0.01}), "--split", "40", "--workers", "2",
-            "--executor", "thread", "--out", str(out), "--no-report", "--no-progress"]
+    args = [
+        "eval",
+        "--env",
+        WG,
+        "--agent",
+        "py:harness_agents:SlowAgent",
+        "--agent-kwargs",
+        json.dumps({"env": WG, "delay": 0.01}),
+        "--split",
+        "40",
+        "--workers",
+        "2",
+        "--executor",
+        "thread",
+        "--out",
+        str(out),
+        "--no-report",
+        "--no-progress",
+    ]
     log = out / "py_harness_agents_SlowAgent" / "episodes.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "mtp_gym.cli", *args], env=ENV)
     deadline = time.time() + 60
@@ -100,9 +130,25 @@ def test_changed_config_is_refused(tmp_path):
     # A larger split and a changed endpoint URL are the same run: resumed, not refused.
     log = run_eval([WG], AgentConfig("oracle"), tmp_path, split="4", progress=False)
     assert len(log.records) == 4
-    assert AgentConfig("openai:m", {"base_url": "http://a"}).identity() == AgentConfig("openai:m", {"base_url": "http://b"}).identity()
-    res = cli("eval", "--env", WG, "--agent", "oracle", "--split", "2", "--out", str(tmp_path.parent / tmp_path.name),
-              "--env-kwargs", '{"max_turns": 30}', "--no-report", "--no-progress")
+    assert (
+        AgentConfig("openai:m", {"base_url": "http://a"}).identity()
+        == AgentConfig("openai:m", {"base_url": "http://b"}).identity()
+    )
+    res = cli(
+        "eval",
+        "--env",
+        WG,
+        "--agent",
+        "oracle",
+        "--split",
+        "2",
+        "--out",
+        str(tmp_path.parent / tmp_path.name),
+        "--env-kwargs",
+        '{"max_turns": 30}',
+        "--no-report",
+        "--no-progress",
+    )
     assert res.returncode == 0  # --out is the parent: the run dir is OUT/oracle, a new one
 
 
@@ -115,22 +161,35 @@ def _write_run(directory: Path, agent: str, env_kwargs: dict, records: list[dict
 
 
 def ep(env, cid, outcome, score, turns, fe=0, p=0, c=0):
-    return {"env_id": env, "config_id": cid, "outcome": outcome, "score": score, "turns": turns,
-            "format_errors": fe, "prompt_tokens": p, "completion_tokens": c}
+    return {
+        "env_id": env,
+        "config_id": cid,
+        "outcome": outcome,
+        "score": score,
+        "turns": turns,
+        "format_errors": fe,
+        "prompt_tokens": p,
+        "completion_tokens": c,
+    }
 
 
 def test_report_numbers_against_a_hand_computed_log(tmp_path):
     a, b = "MTP/A-v0", "MTP/B-v0"
-    _write_run(tmp_path / "m", "m", {a: {}, b: {}}, [
-        ep(a, 0, "success", 1.0, 2, 0, 1000, 100),
-        ep(a, 1, "success", 0.5, 4, 1, 2000, 200),
-        ep(a, 2, "failure", 0.0, 10, 0, 3000, 300),
-        ep(a, 3, "infra_error", None, 1, 0, 500, 0),   # replayed below: only the last record counts
-        ep(a, 3, "format_error", 0.0, 3, 3, 4000, 400),
-        ep(a, 4, "infra_error", None, 0, 0, 100, 0),   # never finished: counted apart, no score
-        ep(b, 0, "timeout", 0.0, 20, 2, 0, 0),
-        ep(b, 1, "success", 1.0, 5, 0, 0, 0),
-    ])
+    _write_run(
+        tmp_path / "m",
+        "m",
+        {a: {}, b: {}},
+        [
+            ep(a, 0, "success", 1.0, 2, 0, 1000, 100),
+            ep(a, 1, "success", 0.5, 4, 1, 2000, 200),
+            ep(a, 2, "failure", 0.0, 10, 0, 3000, 300),
+            ep(a, 3, "infra_error", None, 1, 0, 500, 0),  # replayed below: only the last record counts
+            ep(a, 3, "format_error", 0.0, 3, 3, 4000, 400),
+            ep(a, 4, "infra_error", None, 0, 0, 100, 0),  # never finished: counted apart, no score
+            ep(b, 0, "timeout", 0.0, 20, 2, 0, 0),
+            ep(b, 1, "success", 1.0, 5, 0, 0, 0),
+        ],
+    )
     res = cli("report", str(tmp_path / "m"), "--no-baselines", "--price", "m=2,8", "--out", str(tmp_path / "rep"))
     assert res.returncode == 0, res.stderr
     rows = {r["env"]: r for r in csv.DictReader(open(tmp_path / "rep" / "report.csv"))}
@@ -160,7 +219,9 @@ def test_report_numbers_against_a_hand_computed_log(tmp_path):
 
 
 def test_report_adds_random_and_oracle_rows_on_the_same_configs(tmp_path):
-    _write_run(tmp_path / "runs" / "m", "openai:m", {WG: {}}, [ep(WG, 7, "failure", 0.0, 40), ep(WG, 300, "success", 1.0, 1)])
+    _write_run(
+        tmp_path / "runs" / "m", "openai:m", {WG: {}}, [ep(WG, 7, "failure", 0.0, 40), ep(WG, 300, "success", 1.0, 1)]
+    )
     rows = compute_rows(load_runs([tmp_path / "runs"]))
     assert [r.agent for r in rows] == ["openai:m"]
     assert main(["report", str(tmp_path / "runs"), "--out", str(tmp_path / "rep")]) == 0
@@ -196,7 +257,10 @@ def test_infra_errors_are_recorded_apart_and_replayed(tmp_path):
         (["eval", "--env", WG, "--prompt-style", "loud"], ["--prompt-style", "answer_only", "cot"]),
         (["eval", "--env", WG, "--env-kwargs", "[1]"], ["--env-kwargs", "JSON object"]),
         (["eval", "--env", WG, "--env-kwargs", '{"max_turns": 0}', "--no-progress"], ["max_turns", "positive int"]),
-        (["eval", "--env", WG, "--agent", "oracle", "--finisher", "random", "--handoff-turn", "2"], ["finisher", "openai:MODEL"]),
+        (
+            ["eval", "--env", WG, "--agent", "oracle", "--finisher", "random", "--handoff-turn", "2"],
+            ["finisher", "openai:MODEL"],
+        ),
         (["report", "/nonexistent/dir"], ["DIR", "does not exist"]),
         (["play", "MTP/Nope-v0"], ["ID", "allowed"]),
         (["play", WG, "--config-id", "400"], ["config_id", "399"]),
@@ -215,14 +279,22 @@ def test_play_in_the_terminal_with_piped_input():
     secret = gym.make(WG).reset(options={"config_id": 0})[1]["hidden"]["secret"]
     res = subprocess.run(
         [sys.executable, "-m", "mtp_gym.cli", "play", WG, "--config-id", "0"],
-        input=f"hello\n<attempt>{secret.lower()}</attempt>\n", capture_output=True, text=True, env=ENV,
+        input=f"hello\n<attempt>{secret.lower()}</attempt>\n",
+        capture_output=True,
+        text=True,
+        env=ENV,
     )
     assert res.returncode == 0, res.stderr
     out = res.stdout
     assert out.index("following vocabulary") < out.index("Invalid action") < out.index("Game over")
     assert "[turn 1/40] >" in out and "outcome=success, score=1.000, turns=1, format errors=1" in out
-    quit_early = subprocess.run([sys.executable, "-m", "mtp_gym.cli", "play", WG, "--seed", "3"],
-                                input="", capture_output=True, text=True, env=ENV)
+    quit_early = subprocess.run(
+        [sys.executable, "-m", "mtp_gym.cli", "play", WG, "--seed", "3"],
+        input="",
+        capture_output=True,
+        text=True,
+        env=ENV,
+    )
     assert quit_early.returncode == 1 and "Quit before the end" in quit_early.stdout
 
 

@@ -33,9 +33,7 @@ def test_coloring_partitions_are_proper_and_unlabelled():
     states = proper_partitions(3, path)
     assert sorted(groups_of(s) for s in states) == [((1,), (2,), (3,)), ((1, 3), (2,))]
     triangle_plus = ((1, 2), (1, 3), (2, 3), (3, 4))
-    assert {groups_of(s) for s in proper_partitions(4, triangle_plus)} == {
-        ((1,), (2, 4), (3,)), ((1, 4), (2,), (3,))
-    }
+    assert {groups_of(s) for s in proper_partitions(4, triangle_plus)} == {((1,), (2, 4), (3,)), ((1, 4), (2,), (3,))}
     game = HiddenColoring.benchmark(3, 0)
     for s in game.candidate_states():
         assert all(s[a - 1] != s[b - 1] for a, b in game.public["edges"])
@@ -134,11 +132,15 @@ def test_route_taken_candidates_are_the_simple_paths_of_the_observed_length():
         assert p["min_routes"] <= len(routes) <= p["max_routes"] and game.hidden in routes
         edges = {tuple(e) for e in game.public["edges"]}
         for r in routes:
-            assert r[0] == game.public["s"] and r[-1] == game.public["t"] and len(set(r)) == len(r) == game.public["L"] + 1
+            assert (
+                r[0] == game.public["s"] and r[-1] == game.public["t"] and len(set(r)) == len(r) == game.public["L"] + 1
+            )
             assert all((min(a, b), max(a, b)) in edges for a, b in zip(r, r[1:]))
 
 
-@pytest.mark.parametrize("env_id", ["MTP/BrokenLink-v0", "MTP/OutbreakSource-v0", "MTP/RouteTaken-v0", "MTP/HiddenNode-v0"])
+@pytest.mark.parametrize(
+    "env_id", ["MTP/BrokenLink-v0", "MTP/OutbreakSource-v0", "MTP/RouteTaken-v0", "MTP/HiddenNode-v0"]
+)
 def test_public_graph_is_shown_and_the_answer_ends_the_episode(env_id):
     env = gym.make(env_id, difficulty=2)
     rules, info = env.reset(options={"config_id": 1})

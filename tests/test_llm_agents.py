@@ -84,7 +84,10 @@ def test_transformers_agent_plays_every_env(hf_agent, env_id):
     result = run_episode(env, hf_agent, config_id=0)
     assert result.outcome != "infra_error", result.error
     check_protocol(result.transcript, result.outcome, result.format_errors, hf_agent.usage, hf_agent.history)
-    assert (result.prompt_tokens, result.completion_tokens) == (hf_agent.usage["prompt_tokens"], hf_agent.usage["completion_tokens"])
+    assert (result.prompt_tokens, result.completion_tokens) == (
+        hf_agent.usage["prompt_tokens"],
+        hf_agent.usage["completion_tokens"],
+    )
     assert hf_agent.history[0]["content"] == result.transcript[0]["content"]  # instructions, unchanged
 
 
@@ -103,11 +106,29 @@ class LlamaServer:
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.proc: subprocess.Popen | None = None
 
-    def start(self) -> "LlamaServer":
+    def start(self) -> LlamaServer:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(GGUF), "--host", "127.0.0.1",
-             "--port", str(self.port), "--n_ctx", "8192", "--n_threads", "1", "--n_threads_batch", "2", "--verbose", "False"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(GGUF),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--n_ctx",
+                "8192",
+                "--n_threads",
+                "1",
+                "--n_threads_batch",
+                "2",
+                "--verbose",
+                "False",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
         deadline = time.time() + 120
         while time.time() < deadline:
@@ -136,13 +157,18 @@ def server():
 
 def test_openai_agent_plays_every_env_through_the_harness(server, tmp_path):
     config = AgentConfig("openai:smollm2", {"base_url": server.url, "max_tokens": MAX_TOKENS, "temperature": 0.0})
-    log = run_eval(ENV_IDS, config, tmp_path, split="1", env_kwargs={e: short_kwargs(e) for e in ENV_IDS}, progress=False)
+    log = run_eval(
+        ENV_IDS, config, tmp_path, split="1", env_kwargs={e: short_kwargs(e) for e in ENV_IDS}, progress=False
+    )
     records = read_episodes(log.path)[0]
     assert sorted(r["env_id"] for r in records) == ENV_IDS
     for r in records:
         assert r["outcome"] != "infra_error", r["error"]
-        usage = {"calls": sum(m["role"] == "assistant" for m in r["transcript"]),
-                 "prompt_tokens": r["prompt_tokens"], "completion_tokens": r["completion_tokens"]}
+        usage = {
+            "calls": sum(m["role"] == "assistant" for m in r["transcript"]),
+            "prompt_tokens": r["prompt_tokens"],
+            "completion_tokens": r["completion_tokens"],
+        }
         check_protocol(r["transcript"], r["outcome"], r["format_errors"], usage)
     rows = compute_rows(load_runs([tmp_path]))
     assert {row.env for row in rows} == set(ENV_IDS) and all(row.prompt_tokens > 0 for row in rows)
@@ -153,8 +179,14 @@ def test_prompt_styles_and_system_prompt(server):
     from mtp_gym.agents.llm import PROMPT_STYLES
 
     env_id = "MTP/WordGuess-v0"
-    agent = make_agent("openai:smollm2", env_id, base_url=server.url, max_tokens=MAX_TOKENS,
-                       prompt_style="cot", system_prompt="You are a careful puzzle solver.")
+    agent = make_agent(
+        "openai:smollm2",
+        env_id,
+        base_url=server.url,
+        max_tokens=MAX_TOKENS,
+        prompt_style="cot",
+        system_prompt="You are a careful puzzle solver.",
+    )
     env = gym.make(env_id, max_turns=1)
     result = run_episode(env, agent, config_id=5)
     assert agent.history[0] == {"role": "system", "content": "You are a careful puzzle solver."}
@@ -206,7 +238,9 @@ def test_server_gone_for_good_is_an_infra_error_not_a_loss(tmp_path):
     pytest.importorskip("llama_cpp.server")
     srv = LlamaServer().start()
     env_id = "MTP/WordGuess-v0"
-    config = AgentConfig("openai:smollm2", {"base_url": srv.url, "max_tokens": MAX_TOKENS, "max_retries": 2, "backoff": 0.05})
+    config = AgentConfig(
+        "openai:smollm2", {"base_url": srv.url, "max_tokens": MAX_TOKENS, "max_retries": 2, "backoff": 0.05}
+    )
     from mtp_gym.agents import make_agent
 
     agent = make_agent(config.spec, env_id, **config.kwargs)
@@ -258,8 +292,9 @@ class FlakyProxy:
                     self.end_headers()
                     self.wfile.write(payload)
                     return
-                req = urllib.request.Request(target + self.path.removeprefix("/v1"), data=body,
-                                             headers={"Content-Type": "application/json"})
+                req = urllib.request.Request(
+                    target + self.path.removeprefix("/v1"), data=body, headers={"Content-Type": "application/json"}
+                )
                 with urllib.request.urlopen(req, timeout=120) as resp:
                     data, status = resp.read(), resp.status
                 proxy.seen.append(status)
@@ -283,7 +318,9 @@ def test_retry_on_429_and_5xx_then_success(server):
 
     proxy = FlakyProxy(server.url, [429, 503, 500])
     try:
-        agent = make_agent("openai:smollm2", "MTP/WordGuess-v0", base_url=proxy.url, max_tokens=MAX_TOKENS, backoff=0.01)
+        agent = make_agent(
+            "openai:smollm2", "MTP/WordGuess-v0", base_url=proxy.url, max_tokens=MAX_TOKENS, backoff=0.01
+        )
         agent.reset(seed=0)
         action = agent.act("Say one five-letter word in <attempt></attempt> tags.", {})
     finally:

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from mtp_gym.agents.oracles.movie_rec import VersionSpace, expected_rank_scores
+from mtp_gym.core import InvalidAction
 from mtp_gym.envs.movie_rec import (
     ATTRIBUTES,
     DEFAULTS,
@@ -35,7 +36,6 @@ from mtp_gym.envs.movie_rec import (
     sample_movie_set,
     sample_weights,
 )
-from mtp_gym.core import InvalidAction
 from mtp_gym.eval import evaluate, summarize
 
 ENV_ID = "MTP/MovieRec-v0"
@@ -62,9 +62,9 @@ def test_benchmark_split_layout():
     assert list(info["hidden"]["weights"]) == list(ATTRIBUTES)
 
 
-@pytest.mark.parametrize("movie_set", SETS[:10] + tuple(
-    sample_movie_set(np.random.default_rng(s), **DEFAULTS) for s in range(10)
-))
+@pytest.mark.parametrize(
+    "movie_set", SETS[:10] + tuple(sample_movie_set(np.random.default_rng(s), **DEFAULTS) for s in range(10))
+)
 def test_movie_sets_respect_every_constraint(movie_set):
     g = DEFAULTS
     low, high = g["base_budget"], g["base_budget"] + g["budget_delta"]
@@ -94,8 +94,17 @@ def test_sparse_attributes_keep_the_budget():
 
 
 def test_generator_kwargs_shape_the_episode():
-    env = MovieRecEnv(n_seen=6, n_unseen=5, base_budget=50, budget_delta=1, attribute_min_credit=2,
-                      seen_precision=1, unseen_precision=3, seen_sparse_fraction=0.25, num_questions=2)
+    env = MovieRecEnv(
+        n_seen=6,
+        n_unseen=5,
+        base_budget=50,
+        budget_delta=1,
+        attribute_min_credit=2,
+        seen_precision=1,
+        unseen_precision=3,
+        seen_sparse_fraction=0.25,
+        num_questions=2,
+    )
     assert env.configs == "generated" and env.num_configs == 0 and env.max_turns == 3
     obs, info = env.reset(seed=4)
     titles, scores = parse_table(obs)
@@ -106,8 +115,14 @@ def test_generator_kwargs_shape_the_episode():
 
 @pytest.mark.parametrize(
     "kwargs, name",
-    [({"n_seen": 1}, "n_seen"), ({"base_budget": 4.0}, "base_budget"), ({"seen_sparse_fraction": 1.0}, "seen_sparse_fraction"),
-     ({"seen_precision": -1}, "seen_precision"), ({"tie_tolerance": -0.1}, "tie_tolerance"), ({"num_questions": 0}, "num_questions")],
+    [
+        ({"n_seen": 1}, "n_seen"),
+        ({"base_budget": 4.0}, "base_budget"),
+        ({"seen_sparse_fraction": 1.0}, "seen_sparse_fraction"),
+        ({"seen_precision": -1}, "seen_precision"),
+        ({"tie_tolerance": -0.1}, "tie_tolerance"),
+        ({"num_questions": 0}, "num_questions"),
+    ],
 )
 def test_bad_kwargs_name_the_argument(kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -125,8 +140,11 @@ def test_users_are_on_the_grid_and_never_all_zero():
 
 def test_shipped_split_rebuilds(tmp_path):
     out = tmp_path / "benchmark.json"
-    subprocess.run([sys.executable, str(ROOT / "assets/scripts/build_movie_rec.py"), "--out", str(out)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, str(ROOT / "assets/scripts/build_movie_rec.py"), "--out", str(out)],
+        check=True,
+        capture_output=True,
+    )
     assert out.read_text() == (ROOT / "assets/movie_rec/benchmark.json").read_text()
     assert json.loads(out.read_text())["generator"] == DEFAULTS
 
@@ -177,7 +195,9 @@ def _env_with_titles(titles_seen, titles_unseen, weights, seen, unseen, **kw):
 
     env = MovieRecEnv(configs="generated", **kw)
     env.reset(seed=0)
-    env._set_game(weights, MovieSet(titles_seen, np.array(seen, float), titles_unseen, np.array(unseen, float)), None, None)
+    env._set_game(
+        weights, MovieSet(titles_seen, np.array(seen, float), titles_unseen, np.array(unseen, float)), None, None
+    )
     return env
 
 
@@ -193,7 +213,9 @@ def test_paper_example_dialogue():
     assert obs == "Yes\nPlease ask the next question. 9 questions remaining."
     assert info["feedback"]["answer"] == YES and info["feedback"]["questions_remaining"] == 9 and info["turn"] == 1
     # tolerant of case, quotes, spacing and a missing "watching"
-    obs, *_ = env.step("<QUESTION> would you prefer  'the obsidian fortress' over \"Beneath the Crimson Tide\" </question>")
+    obs, *_ = env.step(
+        "<QUESTION> would you prefer  'the obsidian fortress' over \"Beneath the Crimson Tide\" </question>"
+    )
     assert obs.startswith("No\n") and "8 questions remaining" in obs
     for _ in range(7):
         obs, *_ = env.step(_question("The Clockwork Mind", "The Obsidian Fortress"))
@@ -242,18 +264,30 @@ def test_no_preference_on_equal_utilities():
     ],
 )
 def test_bad_questions_are_re_prompted_without_state_change(action, message):
-    env = _env_with_titles(("Alpha Film", "Beta Film"), ("Delta Film", "Omega Film"), (1,) * 8,
-                           [[2] * 8, [1] * 8], [[1] * 8, [2] * 8])
+    env = _env_with_titles(
+        ("Alpha Film", "Beta Film"), ("Delta Film", "Omega Film"), (1,) * 8, [[2] * 8, [1] * 8], [[1] * 8, [2] * 8]
+    )
     before = env.game_state_digest()
     obs, reward, term, trunc, info = env.step(action)
-    assert obs.startswith("Invalid action:") and message in obs and "<question>Would you prefer watching X over Y?</question>" in obs
+    assert (
+        obs.startswith("Invalid action:")
+        and message in obs
+        and "<question>Would you prefer watching X over Y?</question>" in obs
+    )
     assert not info["valid_action"] and info["turn"] == 0 and not term and reward == 0.0
     assert env.game_state_digest() == before
 
 
 def test_final_phase_re_prompts():
-    env = _env_with_titles(("Alpha Film", "Beta Film"), ("Delta Film", "Omega Film"), (1,) * 8,
-                           [[2] * 8, [1] * 8], [[1] * 8, [2] * 8], num_questions=1, max_format_errors=5)
+    env = _env_with_titles(
+        ("Alpha Film", "Beta Film"),
+        ("Delta Film", "Omega Film"),
+        (1,) * 8,
+        [[2] * 8, [1] * 8],
+        [[1] * 8, [2] * 8],
+        num_questions=1,
+        max_format_errors=5,
+    )
     env.step(_question("Alpha Film", "Beta Film"))
     before = env.game_state_digest()
     for action, message in [
@@ -296,7 +330,12 @@ def test_version_space_handles_ties_and_keeps_the_truth():
         d = np.array(d)
         space.update(d, int(np.sign(w @ d)))
     pts = space.points
-    assert len(pts) > 0 and np.all(pts[:, 0] == pts[:, 1]) and np.all(pts[:, 2] == pts[:, 3]) and np.all(pts[:, 0] > pts[:, 2])
+    assert (
+        len(pts) > 0
+        and np.all(pts[:, 0] == pts[:, 1])
+        and np.all(pts[:, 2] == pts[:, 3])
+        and np.all(pts[:, 0] > pts[:, 2])
+    )
     movies = np.array([[5, 5, 1, 1, 1, 1, 1, 1], [1, 1, 5, 5, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2.0]])
     assert space.pick(movies) == 0 and space.pick(movies, "utility") == 0
     assert expected_rank_scores(np.array([[1, 1, 0, 0, 0, 0, 0, 0]]), movies).tolist() == [1.0, 0.0, 0.5]

@@ -18,7 +18,7 @@ import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
 from mtp_gym.agents.oracles.necessity import irreducible_subset
 from mtp_gym.agents.oracles.query_games import QueryGameOracle
-from mtp_gym.eval.runner import public_info
+from mtp_gym.episode import play
 from mtp_gym.games import GameEnv, resolve_game
 from mtp_gym.games.hidden_number import HiddenNumber
 from mtp_gym.registration import GAME_IDS
@@ -37,17 +37,8 @@ def _cls(env_id):
 
 def _play(env, agent, config_id, seed=None):
     """Play one episode; returns (final info, actions, observations incl. the first)."""
-    seed = config_id if seed is None else seed
-    agent.reset(seed=seed)
-    obs, info = env.reset(seed=seed, options={"config_id": config_id})
-    observations, actions, done = [obs], [], False
-    while not done:
-        action = agent.act(obs, public_info(info))
-        actions.append(action)
-        obs, _, term, trunc, info = env.step(action)
-        observations.append(obs)
-        done = term or trunc
-    return info, actions, observations
+    steps = list(play(env, agent, config_id=config_id, seed=seed))
+    return steps[-1].info, [s.action for s in steps[1:]], [s.observation for s in steps]
 
 
 # ---------------------------------------------------------------- oracle through the wrappers
@@ -204,7 +195,12 @@ def test_boundary_puts_a_previous_transcript_first(env_id):
     obs, info = env.reset(seed=11, options={"config_id": 6})
     prev = info["probe"]["previous"]
     assert obs.endswith(f"\n\n[ENV]\n{rules}") and obs.startswith("[ENV]\n")
-    assert prev["env_id"] in GAME_IDS and prev["level"] == 2 and prev["source"] == "oracle" and prev["outcome"] == "success"
+    assert (
+        prev["env_id"] in GAME_IDS
+        and prev["level"] == 2
+        and prev["source"] == "oracle"
+        and prev["outcome"] == "success"
+    )
     if len(GAME_IDS) > 1:
         assert prev["env_id"] != env_id
     previous_rules = resolve_game(GAME_IDS[prev["env_id"]]).benchmark(2, prev["config_id"]).rules()
@@ -214,8 +210,11 @@ def test_boundary_puts_a_previous_transcript_first(env_id):
 
 
 def test_boundary_random_source_and_bad_kwargs():
-    env = gym.make("MTP/HiddenNumber-v0", probe="boundary",
-                   probe_kwargs={"source": "random", "games": ["MTP/HiddenSubset-v0"], "announce": True})
+    env = gym.make(
+        "MTP/HiddenNumber-v0",
+        probe="boundary",
+        probe_kwargs={"source": "random", "games": ["MTP/HiddenSubset-v0"], "announce": True},
+    )
     obs, info = env.reset(seed=2)
     assert info["probe"]["previous"]["env_id"] == "MTP/HiddenSubset-v0"
     assert "A new game starts now." in obs
@@ -268,7 +267,7 @@ def test_necessity_solver_keeps_an_irreducible_sufficient_subset(env_id):
     kept = [pool[i] for i in keep]
     assert determines_target(game, kept, target) is True
     for i in range(len(kept)):
-        assert determines_target(game, kept[:i] + kept[i + 1:], target) is False
+        assert determines_target(game, kept[:i] + kept[i + 1 :], target) is False
 
 
 def test_necessity_protocol_format_errors_and_pruning():
@@ -277,8 +276,11 @@ def test_necessity_protocol_format_errors_and_pruning():
     n = info["necessity"]["pool_size"]
     assert n == 9 and info["necessity"]["phase"] == 1 and len(info["necessity"]["evidence"]) == 9
     truth = info["hidden"]["state"]
-    for bad in ("<answer>2</answer>", "<query_odd></query_odd><unnecessary></unnecessary>",
-                f"<answer>2</answer><unnecessary>{n + 1}</unnecessary>"):
+    for bad in (
+        "<answer>2</answer>",
+        "<query_odd></query_odd><unnecessary></unnecessary>",
+        f"<answer>2</answer><unnecessary>{n + 1}</unnecessary>",
+    ):
         obs, reward, term, trunc, info = env.step(bad)
         assert not info["valid_action"] and info["turn"] == 0 and obs.startswith("Invalid action")
         if term:
@@ -305,7 +307,12 @@ def test_unnecessary_parser_and_number_ranges():
     assert parse_unnecessary("x <unnecessary>3, 1-2 [5]</unnecessary>", 5) == [1, 2, 3, 5]
     assert parse_unnecessary("<UNNECESSARY> none </UNNECESSARY>", 5) == []
     assert format_numbers([1, 2, 3, 7, 9, 10]) == "1-3, 7, 9-10"
-    for bad in ("<unnecessary>0</unnecessary>", "<unnecessary>3-1</unnecessary>", "<unnecessary>a</unnecessary>", "<unnecessary>1"):
+    for bad in (
+        "<unnecessary>0</unnecessary>",
+        "<unnecessary>3-1</unnecessary>",
+        "<unnecessary>a</unnecessary>",
+        "<unnecessary>1",
+    ):
         with pytest.raises(ValueError):
             parse_unnecessary(bad, 5)
 
@@ -331,8 +338,20 @@ def test_probe_kwarg_of_the_entry_point_and_errors():
 def test_cli_probe_reaches_the_env(tmp_path):
     from mtp_gym.cli import main
 
-    argv = ["eval", "--env", "MTP/HiddenSubset-v0", "--split", "2", "--out", str(tmp_path), "--no-report", "--no-progress"]
-    assert main(argv + ["--agent", "necessity_oracle", "--probe", "necessity", "--env-kwargs", '{"difficulty": 2}']) == 0
+    argv = [
+        "eval",
+        "--env",
+        "MTP/HiddenSubset-v0",
+        "--split",
+        "2",
+        "--out",
+        str(tmp_path),
+        "--no-report",
+        "--no-progress",
+    ]
+    assert (
+        main(argv + ["--agent", "necessity_oracle", "--probe", "necessity", "--env-kwargs", '{"difficulty": 2}']) == 0
+    )
     records = [json.loads(line) for line in (tmp_path / "necessity_oracle" / "episodes.jsonl").read_text().splitlines()]
     assert len(records) == 2 and all(r["outcome"] == "success" for r in records)
     assert all(r["hidden"]["level"] == 2 and r["hidden"]["probe"]["pruned_success"] for r in records)

@@ -15,7 +15,7 @@ import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
 from mtp_gym.agents.oracles.query_games import QueryGameOracle
 from mtp_gym.core import InvalidAction
-from mtp_gym.eval.runner import public_info
+from mtp_gym.episode import play, public_info, run_episode
 from mtp_gym.games import Game, GameEnv, parse_action, resolve_game
 from mtp_gym.games.base import INFERENCES, STRUCTURES, config_rng
 from mtp_gym.games.hidden_number import HiddenNumber
@@ -31,15 +31,8 @@ def _game(env_id: str) -> type[Game]:
 
 
 def _play(env: gym.Env, agent, config_id: int, seed: int = 0):
-    agent.reset(seed=seed)
-    obs, info = env.reset(options={"config_id": config_id})
-    actions, done = [], False
-    while not done:
-        action = agent.act(obs, public_info(info))
-        actions.append(action)
-        obs, _, term, trunc, info = env.step(action)
-        done = term or trunc
-    return info, actions
+    steps = list(play(env, agent, config_id=config_id, seed=seed))
+    return steps[-1].info, [s.action for s in steps[1:]]
 
 
 @pytest.mark.parametrize("env_id", GAME_ENV_IDS)
@@ -126,7 +119,7 @@ def test_illegal_queries_are_format_errors(env_id):
                 if not content:
                     raise InvalidAction("empty")
             else:
-                game.parse_query(tag[len("query_"):], content)
+                game.parse_query(tag[len("query_") :], content)
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -196,7 +189,12 @@ def test_hidden_number_is_the_papers_example():
     env = gym.make("MTP/HiddenNumber-v0", difficulty=1)
     rules, info = env.reset(options={"config_id": 0})
     assert rules.startswith("I have selected a hidden number from {1,2,3,4}. Your goal is to find the number.")
-    for tag in ("<query_odd></query_odd>", "<query_greater>2</query_greater>", "<query_equal>3</query_equal>", "<answer>3</answer>"):
+    for tag in (
+        "<query_odd></query_odd>",
+        "<query_greater>2</query_greater>",
+        "<query_equal>3</query_equal>",
+        "<answer>3</answer>",
+    ):
         assert tag in rules
     n = info["hidden"]["state"]
     obs, *_ = env.step("I think <query_greater>2</query_greater>")
@@ -289,13 +287,7 @@ def test_public_configuration_reaches_agents_intact():
     assert len(publics) > 1
     env = GameEnv(_ShiftedNumber, difficulty=2, configs="generated")
     for seed in range(3):
-        oracle.reset(seed=seed)
-        obs, info = env.reset(seed=seed)
-        done = False
-        while not done:
-            obs, _, term, trunc, info = env.step(oracle.act(obs, public_info(info)))
-            done = term or trunc
-        assert info["outcome"] == "success"
+        assert run_episode(env, oracle, seed=seed).outcome == "success"
 
 
 @pytest.mark.parametrize("env_id", GAME_ENV_IDS)

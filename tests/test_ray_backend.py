@@ -22,8 +22,20 @@ from mtp_gym.eval.log import RunLog, read_episodes
 ENVS = ["MTP/WordGuess-v0", "MTP/CircuitDecoding-v0", "MTP/WordChain-v0", "MTP/TuringMachine-v0", "MTP/HiddenNumber-v0"]
 SPLIT = "5"
 #: What must not depend on where an episode was played.
-SAME = ("agent", "seed", "outcome", "score", "turns", "format_errors", "prompt_tokens", "completion_tokens",
-        "error", "actors", "transcript", "hidden")
+SAME = (
+    "agent",
+    "seed",
+    "outcome",
+    "score",
+    "turns",
+    "format_errors",
+    "prompt_tokens",
+    "completion_tokens",
+    "error",
+    "actors",
+    "transcript",
+    "hidden",
+)
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +66,25 @@ def test_ray_backend_plays_the_same_episodes_as_the_local_one(ray, tmp_path, mon
         return real_wait(refs, **kw)
 
     monkeypatch.setattr(ray, "wait", spy)
-    main(["eval", "--env", ",".join(ENVS), "--agent", "oracle", "--split", SPLIT, "--workers", "3",
-          "--backend", "ray", "--out", str(tmp_path / "ray"), "--no-progress", "--no-report"])
+    main(
+        [
+            "eval",
+            "--env",
+            ",".join(ENVS),
+            "--agent",
+            "oracle",
+            "--split",
+            SPLIT,
+            "--workers",
+            "3",
+            "--backend",
+            "ray",
+            "--out",
+            str(tmp_path / "ray"),
+            "--no-progress",
+            "--no-report",
+        ]
+    )
     want, got = by_key(local.path), by_key(tmp_path / "ray" / "oracle" / "episodes.jsonl")
     assert sorted(got) == sorted(want) == sorted((e, c) for e in ENVS for c in select_configs(SPLIT, _total(e)))
     assert got == want
@@ -123,13 +152,23 @@ class FakeChatServer:
                 else:
                     turn = sum(m["role"] == "assistant" for m in body["messages"])
                     text = f"My guess: <attempt>{words[turn % len(words)]}</attempt>"
-                    status, reply = 200, {
-                        "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                        "choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": text}}],
-                        "usage": {"prompt_tokens": len(json.dumps(body["messages"])) // 4, "completion_tokens": 7,
-                                  "total_tokens": 0},
-                    }
+                    status, reply = (
+                        200,
+                        {
+                            "id": "x",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": body["model"],
+                            "choices": [
+                                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                            ],
+                            "usage": {
+                                "prompt_tokens": len(json.dumps(body["messages"])) // 4,
+                                "completion_tokens": 7,
+                                "total_tokens": 0,
+                            },
+                        },
+                    )
                 data = json.dumps(reply).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -154,16 +193,22 @@ def test_endpoint_agent_is_built_on_the_worker_with_the_drivers_endpoint_and_key
     try:
         config = AgentConfig("openai:fake", {"api_key_env": "MTP_TEST_KEY", "max_retries": 0})
         wg, short = ["MTP/WordGuess-v0"], {"MTP/WordGuess-v0": {"max_turns": 4}}
-        on_ray = run_eval(wg, config, tmp_path / "ray", split="4", workers=2, env_kwargs=short, backend="ray",
-                          progress=False)
+        on_ray = run_eval(
+            wg, config, tmp_path / "ray", split="4", workers=2, env_kwargs=short, backend="ray", progress=False
+        )
         local = run_eval(wg, config, tmp_path / "local", split="4", env_kwargs=short, progress=False)
     finally:
         server.close()
     got = by_key(on_ray.path)
     # No infra_error (a worker without the key gets 401): the games ran out of turns, as the fixed guesses must.
     assert [r["outcome"] for r in got.values()] == ["timeout"] * 4, [r["error"] for r in got.values()]
-    assert all(r["turns"] == 4 and r["completion_tokens"] == 7 * 4 and r["prompt_tokens"] > 0
-               and r["transcript"][1]["content"].endswith("<attempt>crane</attempt>") for r in got.values())
+    assert all(
+        r["turns"] == 4
+        and r["completion_tokens"] == 7 * 4
+        and r["prompt_tokens"] > 0
+        and r["transcript"][1]["content"].endswith("<attempt>crane</attempt>")
+        for r in got.values()
+    )
     assert got == by_key(local.path)
 
 

@@ -94,7 +94,12 @@ def test_sequence_transform_semantics_and_answers():
 
 
 def test_swap_history_explanations_reproduce_the_observed_row():
-    assert rows(4, (1, 3, 2)) == [("A", "B", "C", "D"), ("B", "A", "C", "D"), ("B", "A", "D", "C"), ("B", "D", "A", "C")]
+    assert rows(4, (1, 3, 2)) == [
+        ("A", "B", "C", "D"),
+        ("B", "A", "C", "D"),
+        ("B", "A", "D", "C"),
+        ("B", "D", "A", "C"),
+    ]
     for level in (1, 3, 5):
         game = SwapHistory.benchmark(level, 0)
         explanations_ = game.candidate_states()

@@ -75,7 +75,9 @@ def test_fault_diagnosis_outcome_is_explained_by_every_candidate(level):
         for cause in causes:
             assert len(cause) == game.params["k"]
             assert set().union(*(links[string.ascii_uppercase.index(x)] for x in cause)) == outcome
-        assert "Observed outcome: the items affected are exactly " + ", ".join(map(str, sorted(outcome))) in game.rules()
+        assert (
+            "Observed outcome: the items affected are exactly " + ", ".join(map(str, sorted(outcome))) in game.rules()
+        )
 
 
 @pytest.mark.parametrize("level", (1, 2, 3, 4, 5))
@@ -96,6 +98,13 @@ def test_abductive_answers_parse_in_any_order_and_case():
     assert fault.parse_answer("c, a") == ("A", "C")
     basket = WeighedBasket(1, {"weights": (1, 2, 3, 4, 5, 6), "total": 6})
     assert basket.parse_answer("3 1 2") == (1, 2, 3)
-    for game, bad in ((fault, "A"), (fault, "A, Z"), (fault, "A, A"), (basket, "1, 2"), (basket, "1, 2, 9"), (basket, "x, y, z")):
+    for game, bad in (
+        (fault, "A"),
+        (fault, "A, Z"),
+        (fault, "A, A"),
+        (basket, "1, 2"),
+        (basket, "1, 2, 9"),
+        (basket, "x, y, z"),
+    ):
         with pytest.raises(InvalidAction):
             game.parse_answer(bad)

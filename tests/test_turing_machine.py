@@ -18,10 +18,11 @@ import pytest
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
-from mtp_gym.agents.oracles.turing_machine import TuringMachineOracle, read_instructions
+from mtp_gym.agents.oracles.turing_machine import TuringMachineOracle
 from mtp_gym.data import asset_path
 from mtp_gym.envs.turing_machine import TuringMachineEnv, parse_code
-from mtp_gym.eval.runner import public_info
+from mtp_gym.episode import play_to_end, public_info
+from mtp_gym.inference.turing_machine import read_instructions
 from mtp_gym.turnbench import rules
 from mtp_gym.turnbench.prompts import STAGE_PROMPTS
 
@@ -31,76 +32,153 @@ sys.path.insert(0, str(Path(__file__).parent))
 # ----------------------------------------------------------------------------- criteria
 #: Hand-written spot checks: criterion -> (codes that pass, codes that fail).
 SPOT_CHECKS = {
-    "blue_eq_1": ("111 155", "211 511"), "blue_gt_1": ("211 511", "111 155"),
-    "blue_lt_3": ("111 255", "311 511"), "blue_eq_3": ("311 355", "211 411"),
-    "blue_gt_3": ("411 555", "311 155"), "blue_lt_4": ("311 111", "411 511"),
-    "blue_eq_4": ("411", "311"), "blue_gt_4": ("511", "411"),
-    "yellow_lt_3": ("121 515", "131 151"), "yellow_eq_3": ("131", "121 141"),
-    "yellow_gt_3": ("141 151", "131 111"), "yellow_lt_4": ("131 111", "141 151"),
-    "yellow_eq_4": ("141", "131 151"), "yellow_gt_4": ("151", "141"),
-    "yellow_eq_1": ("211", "221"), "yellow_gt_1": ("121", "111"),
-    "purple_lt_3": ("112 552", "113 115"), "purple_lt_4": ("113", "114"),
-    "purple_eq_1": ("221", "222"), "purple_eq_3": ("123", "124"), "purple_eq_4": ("114", "115"),
-    "purple_gt_1": ("112", "111"), "purple_gt_3": ("114 555", "113"), "purple_gt_4": ("115", "114"),
-    "blue_is_even": ("211 455", "111 511"), "blue_is_odd": ("111 355", "222 411"),
-    "yellow_is_even": ("121 141", "111 353"), "yellow_is_odd": ("111 252", "121"),
-    "purple_is_even": ("112 554", "111 225"), "purple_is_odd": ("111 225", "112"),
-    "zero_1s": ("222 345", "123 111"), "one_1": ("125 215 331", "222 112"),
-    "two_1s": ("112 151", "111 123"), "three_1s": ("111", "112"),
-    "zero_3s": ("222", "135"), "one_3": ("135 315", "331 222"),
-    "two_3s": ("331 353", "333 135"), "three_3s": ("333", "332"),
-    "zero_4s": ("123", "435"), "one_4": ("435 154", "444 434"),
-    "two_4s": ("434 244", "444 412"), "three_4s": ("444", "443"),
-    "blue_lt_yellow": ("125 151", "215 115"), "blue_eq_yellow": ("115 443", "125"),
-    "blue_gt_yellow": ("215 513", "115 125"), "blue_lt_purple": ("152 115", "211 111"),
-    "blue_eq_purple": ("151 424", "152"), "blue_gt_purple": ("211 543", "111 152"),
-    "yellow_lt_purple": ("112 534", "121 111"), "yellow_eq_purple": ("122 511", "121"),
-    "yellow_gt_purple": ("121 154", "122 112"), "yellow_lt_blue": ("211 515", "121 111"),
-    "yellow_eq_blue": ("113 552", "123"), "yellow_gt_blue": ("121 154", "211 111"),
-    "blue_smallest": ("123 132", "113 213"), "yellow_smallest": ("213 415", "113 321"),
-    "purple_smallest": ("231 541 331", "311 123"), "blue_largest": ("521 312", "551 135"),
-    "yellow_largest": ("151 252", "155 511"), "purple_largest": ("125 335", "155 521"),
-    "blue_smallest_or_tie": ("111 112 123", "211 312"), "yellow_smallest_or_tie": ("111 212 314 312", "121 132"),
-    "purple_smallest_or_tie": ("111 221 331", "112 132"), "blue_largest_or_tie": ("555 551 321", "451 345"),
-    "yellow_largest_or_tie": ("151 555 154", "415 125"), "purple_largest_or_tie": ("125 555 335", "531 154"),
-    "more_even_numbers": ("245 222", "332 135"), "more_odd_numbers": ("332 135", "245 224"),
-    "zero_even_numbers": ("135 531", "235"), "one_even_number": ("323 125", "135 225"),
-    "two_even_numbers": ("432 225", "242 323"), "three_even_numbers": ("242", "243"),
-    "sum_is_even": ("112 222 125", "111 113"), "sum_is_odd": ("111 113", "112 222"),
-    "blue_yellow_sum_lt_6": ("141 111", "151 551"), "blue_yellow_sum_eq_6": ("151 331 241", "141 251"),
+    "blue_eq_1": ("111 155", "211 511"),
+    "blue_gt_1": ("211 511", "111 155"),
+    "blue_lt_3": ("111 255", "311 511"),
+    "blue_eq_3": ("311 355", "211 411"),
+    "blue_gt_3": ("411 555", "311 155"),
+    "blue_lt_4": ("311 111", "411 511"),
+    "blue_eq_4": ("411", "311"),
+    "blue_gt_4": ("511", "411"),
+    "yellow_lt_3": ("121 515", "131 151"),
+    "yellow_eq_3": ("131", "121 141"),
+    "yellow_gt_3": ("141 151", "131 111"),
+    "yellow_lt_4": ("131 111", "141 151"),
+    "yellow_eq_4": ("141", "131 151"),
+    "yellow_gt_4": ("151", "141"),
+    "yellow_eq_1": ("211", "221"),
+    "yellow_gt_1": ("121", "111"),
+    "purple_lt_3": ("112 552", "113 115"),
+    "purple_lt_4": ("113", "114"),
+    "purple_eq_1": ("221", "222"),
+    "purple_eq_3": ("123", "124"),
+    "purple_eq_4": ("114", "115"),
+    "purple_gt_1": ("112", "111"),
+    "purple_gt_3": ("114 555", "113"),
+    "purple_gt_4": ("115", "114"),
+    "blue_is_even": ("211 455", "111 511"),
+    "blue_is_odd": ("111 355", "222 411"),
+    "yellow_is_even": ("121 141", "111 353"),
+    "yellow_is_odd": ("111 252", "121"),
+    "purple_is_even": ("112 554", "111 225"),
+    "purple_is_odd": ("111 225", "112"),
+    "zero_1s": ("222 345", "123 111"),
+    "one_1": ("125 215 331", "222 112"),
+    "two_1s": ("112 151", "111 123"),
+    "three_1s": ("111", "112"),
+    "zero_3s": ("222", "135"),
+    "one_3": ("135 315", "331 222"),
+    "two_3s": ("331 353", "333 135"),
+    "three_3s": ("333", "332"),
+    "zero_4s": ("123", "435"),
+    "one_4": ("435 154", "444 434"),
+    "two_4s": ("434 244", "444 412"),
+    "three_4s": ("444", "443"),
+    "blue_lt_yellow": ("125 151", "215 115"),
+    "blue_eq_yellow": ("115 443", "125"),
+    "blue_gt_yellow": ("215 513", "115 125"),
+    "blue_lt_purple": ("152 115", "211 111"),
+    "blue_eq_purple": ("151 424", "152"),
+    "blue_gt_purple": ("211 543", "111 152"),
+    "yellow_lt_purple": ("112 534", "121 111"),
+    "yellow_eq_purple": ("122 511", "121"),
+    "yellow_gt_purple": ("121 154", "122 112"),
+    "yellow_lt_blue": ("211 515", "121 111"),
+    "yellow_eq_blue": ("113 552", "123"),
+    "yellow_gt_blue": ("121 154", "211 111"),
+    "blue_smallest": ("123 132", "113 213"),
+    "yellow_smallest": ("213 415", "113 321"),
+    "purple_smallest": ("231 541 331", "311 123"),
+    "blue_largest": ("521 312", "551 135"),
+    "yellow_largest": ("151 252", "155 511"),
+    "purple_largest": ("125 335", "155 521"),
+    "blue_smallest_or_tie": ("111 112 123", "211 312"),
+    "yellow_smallest_or_tie": ("111 212 314 312", "121 132"),
+    "purple_smallest_or_tie": ("111 221 331", "112 132"),
+    "blue_largest_or_tie": ("555 551 321", "451 345"),
+    "yellow_largest_or_tie": ("151 555 154", "415 125"),
+    "purple_largest_or_tie": ("125 555 335", "531 154"),
+    "more_even_numbers": ("245 222", "332 135"),
+    "more_odd_numbers": ("332 135", "245 224"),
+    "zero_even_numbers": ("135 531", "235"),
+    "one_even_number": ("323 125", "135 225"),
+    "two_even_numbers": ("432 225", "242 323"),
+    "three_even_numbers": ("242", "243"),
+    "sum_is_even": ("112 222 125", "111 113"),
+    "sum_is_odd": ("111 113", "112 222"),
+    "blue_yellow_sum_lt_6": ("141 111", "151 551"),
+    "blue_yellow_sum_eq_6": ("151 331 241", "141 251"),
     "blue_yellow_sum_gt_6": ("251 551", "151 111"),
-    "triple_number": ("222 555", "221"), "double_number": ("112 121 211", "222 123"),
-    "no_repetition": ("125 531", "112 222"), "no_pairs": ("134 222", "131 113"),
+    "triple_number": ("222 555", "221"),
+    "double_number": ("112 121 211", "222 123"),
+    "no_repetition": ("125 531", "112 222"),
+    "no_pairs": ("134 222", "131 113"),
     "has_pair": ("131 113", "134 222"),
-    "ascending_order": ("135 123", "122 321"), "descending_order": ("421 531", "221 123"),
+    "ascending_order": ("135 123", "122 321"),
+    "descending_order": ("421 531", "221 123"),
     "no_order": ("231 122", "135 421"),
-    "sum_lt_6": ("112 113", "123 555"), "sum_eq_6": ("123 222 114", "113 124"),
+    "sum_lt_6": ("112 113", "123 555"),
+    "sum_eq_6": ("123 222 114", "113 124"),
     "sum_gt_6": ("124 555", "123 111"),
-    "three_ascending": ("234 123 345", "235 321"), "two_ascending": ("233 124 512", "234 135"),
+    "three_ascending": ("234 123 345", "235 321"),
+    "two_ascending": ("233 124 512", "234 135"),
     "no_ascending": ("135 321 111", "233 234"),
     "no_sequence_in_ascending_or_descending": ("135 531 111 153", "235 121"),
     "two_in_sequence_in_ascending_or_descending": ("235 532 121", "234 432 135"),
     "three_in_sequence_in_ascending_or_descending": ("234 432 345 543", "235 121"),
-    "sum_multiple_of_3": ("111 123 555", "112 125"), "sum_multiple_of_4": ("112 125 444", "111 123"),
+    "sum_multiple_of_3": ("111 123 555", "112 125"),
+    "sum_multiple_of_4": ("112 125 444", "111 123"),
     "sum_multiple_of_5": ("113 145 555", "111 112"),
-    "blue_yellow_sum_eq_4": ("131 225 315", "141 231"), "blue_purple_sum_eq_4": ("113 252 311", "114 233"),
-    "yellow_purple_sum_eq_4": ("113 522 131", "114 233"), "blue_purple_sum_eq_6": ("115 333 224", "114 225"),
+    "blue_yellow_sum_eq_4": ("131 225 315", "141 231"),
+    "blue_purple_sum_eq_4": ("113 252 311", "114 233"),
+    "yellow_purple_sum_eq_4": ("113 522 131", "114 233"),
+    "blue_purple_sum_eq_6": ("115 333 224", "114 225"),
     "yellow_purple_sum_eq_6": ("115 133 242", "114 244"),
 }
 
 #: Exact counts of passing codes (of 125) for criteria with a closed form.
 COUNTS = {
-    "blue_eq_1": 25, "ascending_order": 10, "descending_order": 10, "no_order": 105, "triple_number": 5,
-    "double_number": 60, "no_repetition": 60, "has_pair": 60, "no_pairs": 65, "sum_eq_6": 10,
-    "three_in_sequence_in_ascending_or_descending": 6, "three_ascending": 3, "three_1s": 1, "zero_1s": 64,
-    "blue_smallest": 30, "blue_smallest_or_tie": 55, "zero_even_numbers": 27, "three_even_numbers": 8,
+    "blue_eq_1": 25,
+    "ascending_order": 10,
+    "descending_order": 10,
+    "no_order": 105,
+    "triple_number": 5,
+    "double_number": 60,
+    "no_repetition": 60,
+    "has_pair": 60,
+    "no_pairs": 65,
+    "sum_eq_6": 10,
+    "three_in_sequence_in_ascending_or_descending": 6,
+    "three_ascending": 3,
+    "three_1s": 1,
+    "zero_1s": 64,
+    "blue_smallest": 30,
+    "blue_smallest_or_tie": 55,
+    "zero_even_numbers": 27,
+    "three_even_numbers": 8,
 }
 
 #: Known flaws of the published setups (reference/turnbench/PROVENANCE.md).
 NON_UNIQUE = {"B42VD9": 11, "B4BSHV": 3}
 REDUNDANT = {
-    "B6382UQ", "C4AME9", "C5H33W", "C5M080", "C52DRHW", "C52BE8D", "C51ZLTQ", "C5146RZ", "C51ADLQ",
-    "C630FGI", "C64RK1Q", "C64E3TG", "C64EJ6M", "C637RLI", "C63HBMM", "C63JKTR", "C64M824", "C64CFS0",
+    "B6382UQ",
+    "C4AME9",
+    "C5H33W",
+    "C5M080",
+    "C52DRHW",
+    "C52BE8D",
+    "C51ZLTQ",
+    "C5146RZ",
+    "C51ADLQ",
+    "C630FGI",
+    "C64RK1Q",
+    "C64E3TG",
+    "C64EJ6M",
+    "C637RLI",
+    "C63HBMM",
+    "C63JKTR",
+    "C64M824",
+    "C64CFS0",
 }
 #: sha256 of the shipped files = the files at the upstream commit named in assets/turnbench/LICENSE.
 ASSET_SHA256 = {
@@ -218,7 +296,9 @@ def test_generator_is_deterministic_per_seed_and_avoids_published_setups():
     assert a == b
     published = {(s.cards, s.active, s.answer) for s in rules.published_setups()}
     rng = np.random.default_rng(0)
-    assert all((s.cards, s.active, s.answer) not in published for s in (rules.generate_setup(rng, "easy") for _ in range(50)))
+    assert all(
+        (s.cards, s.active, s.answer) not in published for s in (rules.generate_setup(rng, "easy") for _ in range(50))
+    )
     env = gym.make(ENV_ID, setups="generated", mode="nightmare")
     first = env.reset(seed=11)
     assert first[0] == env.reset(seed=11)[0] and first[1]["hidden"] == env.reset(seed=11)[1]["hidden"]
@@ -258,10 +338,16 @@ def test_env_refuses_a_non_unique_setup_unless_opted_in():
 
 @pytest.mark.parametrize(
     "kwargs, name",
-    [({"mode": "hard"}, "mode"), ({"difficulty": "expert"}, "difficulty"), ({"setups": "all"}, "setups"),
-     ({"prompt_style": "cot2"}, "prompt_style"), ({"max_rounds": 0}, "max_rounds"),
-     ({"setup_ids": ["NOPE"]}, "setup_id"), ({"setups": "generated", "configs": "benchmark"}, "configs"),
-     ({"setup_ids": ["A44BY2"], "difficulty": "easy"}, "setup_ids")],
+    [
+        ({"mode": "hard"}, "mode"),
+        ({"difficulty": "expert"}, "difficulty"),
+        ({"setups": "all"}, "setups"),
+        ({"prompt_style": "cot2"}, "prompt_style"),
+        ({"max_rounds": 0}, "max_rounds"),
+        ({"setup_ids": ["NOPE"]}, "setup_id"),
+        ({"setups": "generated", "configs": "benchmark"}, "configs"),
+        ({"setup_ids": ["A44BY2"], "difficulty": "easy"}, "setup_ids"),
+    ],
 )
 def test_bad_kwargs_name_the_argument(kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -286,7 +372,10 @@ def test_classic_round_protocol_and_paper_prompts():
     obs, info = env.reset(options={"config_id": 0})
     prompts = STAGE_PROMPTS[("classic", "answer_only")]
     assert obs.startswith("You are participating in a competitive logic deduction game called Turing Machine.")
-    assert "Verifier <0>: This Verifier verifies the YELLOW number compared to 4\n- Possible criteria: YELLOW is less than 4" in obs
+    assert (
+        "Verifier <0>: This Verifier verifies the YELLOW number compared to 4\n- Possible criteria: YELLOW is less than 4"
+        in obs
+    )
     assert obs.endswith(prompts["proposal"]) and "<CHOICE>: BLUE=X, YELLOW=Y, PURPLE=Z" in obs
     obs, *_, info = _step(env, "<CHOICE>: BLUE=5, YELLOW=4, PURPLE=1")
     assert obs.startswith("You are now entering the **Verifier Questioning Stage** of this round.")
@@ -327,13 +416,17 @@ def test_invalid_replies_get_the_paper_reprompts_and_change_nothing():
     base = env.unwrapped
     before = base.game_state_digest()
     obs, *_, info = _step(env, "BLUE=1 YELLOW=2")
-    assert obs.startswith("Invalid action: You did not follow the required response format. Please try again with same code.")
+    assert obs.startswith(
+        "Invalid action: You did not follow the required response format. Please try again with same code."
+    )
     obs, *_, info = _step(env, "<CHOICE>: BLUE=6, YELLOW=2, PURPLE=3")
     assert info["valid_action"] is False and base.game_state_digest() == before
     _step(env, "<CHOICE>: 123")
     obs, *_, info = _step(env, "<CHOICE>: 9")
     assert obs.startswith("Invalid action: You selected Verifier <9>, which is not a valid verifier number.")
-    assert info["turn"] == 1 and info["feedback"] == {"error": obs[len("Invalid action: "):].split(" (format error")[0]}
+    assert info["turn"] == 1 and info["feedback"] == {
+        "error": obs[len("Invalid action: ") :].split(" (format error")[0]
+    }
     obs, *_, info = _step(env, "<CHOICE>: maybe")
     assert "Please try again with same choice." in obs
 
@@ -341,7 +434,7 @@ def test_invalid_replies_get_the_paper_reprompts_and_change_nothing():
 def test_format_error_limit_is_the_harness_retry_count():
     env = gym.make(ENV_ID)
     env.reset(options={"config_id": 0})
-    for i in range(3):
+    for _ in range(3):
         assert not _step(env, "no choice")[2]
     _, reward, term, trunc, info = _step(env, "no choice")
     assert term and info["outcome"] == "format_error" and info["format_errors"] == 4
@@ -379,8 +472,14 @@ def test_wrong_submission_is_a_failure():
 
 @pytest.mark.parametrize(
     "text, code",
-    [("BLUE=1, YELLOW=2, PURPLE=3", (1, 2, 3)), ("purple: 3, blue = [1], yellow=2", (1, 2, 3)),
-     ("245", (2, 4, 5)), ("[2, 4, 5]", (2, 4, 5)), ("BLUE=0, YELLOW=2, PURPLE=3", None), ("12", None)],
+    [
+        ("BLUE=1, YELLOW=2, PURPLE=3", (1, 2, 3)),
+        ("purple: 3, blue = [1], yellow=2", (1, 2, 3)),
+        ("245", (2, 4, 5)),
+        ("[2, 4, 5]", (2, 4, 5)),
+        ("BLUE=0, YELLOW=2, PURPLE=3", None),
+        ("12", None),
+    ],
 )
 def test_parse_code(text, code):
     assert parse_code(text) == code
@@ -409,8 +508,12 @@ def test_beliefs_are_scored_against_the_active_criteria():
     info = _step(env, "<REASONING>: r\n<CHOICE>: BLUE=5, YELLOW=5, PURPLE=1")[4]
     log = info["feedback"]["belief_log"]
     assert [(e["round"], e["stage"], e["verifier"], e["status"]) for e in log] == [
-        (1, "proposal", 0, "correct"), (1, "proposal", 1, "include"), (1, "proposal", 2, "incorrect"),
-        (1, "proposal", 3, "none"), (1, "question", 0, "unreadable")]
+        (1, "proposal", 0, "correct"),
+        (1, "proposal", 1, "include"),
+        (1, "proposal", 2, "incorrect"),
+        (1, "proposal", 3, "none"),
+        (1, "question", 0, "unreadable"),
+    ]
 
 
 def test_oracle_beliefs_never_exclude_the_truth():
@@ -426,13 +529,7 @@ def test_oracle_beliefs_never_exclude_the_truth():
 
 # ----------------------------------------------------------------------------- agents
 def _play(env, agent, config_id=None, seed=None):
-    obs, info = env.reset(seed=seed, options=None if config_id is None else {"config_id": config_id})
-    agent.reset(seed=seed)
-    done = False
-    while not done:
-        obs, _, term, trunc, info = env.step(agent.act(obs, public_info(info)))
-        done = term or trunc
-    return info
+    return play_to_end(env, agent, config_id=config_id, seed=seed).info
 
 
 def test_read_instructions():
@@ -506,7 +603,16 @@ def test_classic_oracle_is_within_one_percent_of_the_exact_optimum():
         queries = []
         for h in range(len(assign)):
             obs, info = env.reset(options={"config_id": config_id})
-            base._start(rules.Setup("H", setup.difficulty, setup.cards, tuple(assign[h].tolist()), rules.CODES[answers[h]], setup.mapping))
+            base._start(
+                rules.Setup(
+                    "H",
+                    setup.difficulty,
+                    setup.cards,
+                    tuple(assign[h].tolist()),
+                    rules.CODES[answers[h]],
+                    setup.mapping,
+                )
+            )
             oracle.reset()
             done = False
             while not done:

@@ -39,6 +39,7 @@ from mtp_gym.envs.twenty_questions import (
     user_question,
     word_pool,
 )
+from mtp_gym.episode import play
 from mtp_gym.eval import evaluate, summarize
 from mtp_gym.wordnet import wordnet_installed
 
@@ -84,7 +85,10 @@ def test_instructions_are_the_paper_prompt_and_parse_back():
     assert tuple(lexicon) == words
     assert all(lexicon[w] == tuple(word_pool()[w]["hypernyms"]) for w in words)
     assert obs.startswith("Let's play a game of 20 questions. I want you to choose a secret word")
-    assert "Ok, let me know once you've picked your word (remember, don't tell me what it is), and we'll get started!" in obs
+    assert (
+        "Ok, let me know once you've picked your word (remember, don't tell me what it is), and we'll get started!"
+        in obs
+    )
     assert re.search(r"\n\nFirst question: Is (it a type of .+|your word .+)\?$", obs)
     assert len(obs) <= env.obs_max_length
 
@@ -226,15 +230,9 @@ def test_format_errors_leave_the_user_where_it_was(game):
 def test_the_user_guesses_at_the_question_budget():
     for max_turns in (1, 3, 21):
         env = TwentyQuestionsEnv(max_turns=max_turns)
-        obs, _ = env.reset(options={"config_id": 11})
-        oracle = make_agent("adversarial", ENV_ID)
-        oracle.reset(seed=0)
-        kinds, info, done = [], {}, False
-        while not done:
-            kinds.append(parse_question(obs)[0])
-            obs, _, term, trunc, info = env.step(oracle.act(obs, info))
-            done = term or trunc
-        assert not trunc and info["outcome"] == "success"
+        steps = list(play(env, make_agent("adversarial", ENV_ID), config_id=11, seed=0))
+        kinds = [parse_question(s.observation)[0] for s in steps[:-1]]
+        assert not steps[-1].truncated and steps[-1].info["outcome"] == "success"
         assert len(kinds) <= max_turns and kinds[-1] == GUESS and GUESS not in kinds[:-1]
 
 
@@ -289,16 +287,7 @@ def test_user_guesses_excluded_words_with_p_015():
 def test_user_is_driven_by_the_env_generator():
     def questions(seed):
         env = TwentyQuestionsEnv(configs="generated", lexicon_size=30)
-        obs, _ = env.reset(seed=seed)
-        out = [obs]
-        agent = make_agent("oracle", ENV_ID)
-        agent.reset(seed=seed)
-        done = False
-        while not done:
-            obs, _, term, trunc, _ = env.step(agent.act(obs, {}))
-            out.append(obs)
-            done = term or trunc
-        return out
+        return [s.observation for s in play(env, make_agent("oracle", ENV_ID), seed=seed)]
 
     assert questions(3) == questions(3)
     assert questions(3) != questions(4)
@@ -326,9 +315,7 @@ def test_lexicon_check_matches_the_pairwise_definition():
     words = list(benchmark_lexicons()[3][0])
     bad = words[:40] + ["dog", "beagle", "cur", "mutt", "animal"]  # hypernyms and a shared synset
     bad = [w for w in bad if w in pool]
-    pairwise = {
-        (a, b) for i, a in enumerate(bad) for b in bad[i + 1 :] if pair_conflict(a, pool[a], b, pool[b])
-    }
+    pairwise = {(a, b) for i, a in enumerate(bad) for b in bad[i + 1 :] if pair_conflict(a, pool[a], b, pool[b])}
     assert pairwise  # 'dog' is a hypernym of 'beagle', 'cur' and 'mutt' share a synset
     assert pair_conflict("cur", pool["cur"], "mutt", pool["mutt"]).endswith("identical hypernym sets")
     assert "'dog' is a hypernym of 'beagle'" in (pair_conflict("dog", pool["dog"], "beagle", pool["beagle"]) or "")
@@ -366,7 +353,8 @@ def test_bad_kwargs():
 
 
 needs_wordnet = pytest.mark.skipif(
-    not (wordnet_installed() and SCOWL.exists()), reason="Debian's wordnet-base, wordnet-sense-index, scowl not installed"
+    not (wordnet_installed() and SCOWL.exists()),
+    reason="Debian's wordnet-base, wordnet-sense-index, scowl not installed",
 )
 
 

@@ -19,9 +19,9 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import mtp_gym
-from mtp_gym.agents import make_agent
-from mtp_gym.agents.oracles.word_chain import WordChainSolver, lexicon_from_instructions
 from mtp_gym import word_chain_v0
+from mtp_gym.agents import make_agent
+from mtp_gym.agents.oracles.word_chain import WordChainSolver
 from mtp_gym.data import scowl_words
 from mtp_gym.envs.word_chain import (
     NOT_IN_LIST,
@@ -34,8 +34,9 @@ from mtp_gym.envs.word_chain import (
     parse_word,
     violation,
 )
+from mtp_gym.episode import play_to_end
 from mtp_gym.eval import evaluate, summarize
-from mtp_gym.eval.runner import public_info
+from mtp_gym.inference.word_chain import lexicon_from_instructions
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV_ID = "MTP/WordChain-v0"
@@ -175,12 +176,8 @@ def test_random_play_on_the_benchmark_reaches_the_cap():
     agent = make_agent("random", ENV_ID)
     capped = 0
     for config_id in range(0, 400, 20):
-        agent.reset(seed=config_id)
-        obs, info = env.reset(seed=config_id, options={"config_id": config_id})
-        done = False
-        while not done:
-            obs, _, term, trunc, info = env.step(agent.act(obs, public_info(info)))
-            done = term or trunc
+        last = play_to_end(env, agent, config_id=config_id, seed=config_id)
+        info, trunc = last.info, last.truncated
         assert info["outcome"] == "success" and info["turn"] <= 20
         capped += trunc
         assert len(info["chain"]) == 40 if trunc else len(info["chain"]) < 40
@@ -303,7 +300,9 @@ def test_aec_text_game_violation_rewards():
     assert env.terminations == {"player_0": True, "player_1": True}
     assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
     _, reward, term, _, info = env.last()
-    assert term and reward == -1.0 and info["outcome"] == "failure" and info["feedback"]["violation"] == WRONG_FIRST_LETTER
+    assert (
+        term and reward == -1.0 and info["outcome"] == "failure" and info["feedback"]["violation"] == WRONG_FIRST_LETTER
+    )
     assert env.infos["player_1"]["score"] == 1.0 and env.infos["player_0"]["score"] == 0.0
 
 
@@ -315,7 +314,9 @@ def test_aec_masked_variant_observation_and_illegal_index():
     vec, mask = obs["observation"], obs["action_mask"]
     assert vec.shape == (27 + 53 * 500,) and vec[26] == 1 and mask.sum() == 500
     word_rows = vec[27:].reshape(500, 53)
-    assert all(word_rows[i, ord(w[0]) - 97] == 1 and word_rows[i, 26 + ord(w[-1]) - 97] == 1 for i, w in enumerate(lexicon))
+    assert all(
+        word_rows[i, ord(w[0]) - 97] == 1 and word_rows[i, 26 + ord(w[-1]) - 97] == 1 for i, w in enumerate(lexicon)
+    )
     env.step(0)
     obs, _, _, _, info = env.last()
     mask = obs["action_mask"]
@@ -381,7 +382,10 @@ def test_aec_render_and_config_errors(capsys):
     assert generated.unwrapped._config_id is None
 
 
-@pytest.mark.parametrize("kwargs, name", [({"action_type": "box"}, "action_type"), ({"max_turns": 0}, "max_turns"), ({"configs": "all"}, "configs")])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [({"action_type": "box"}, "action_type"), ({"max_turns": 0}, "max_turns"), ({"configs": "all"}, "configs")],
+)
 def test_aec_bad_kwargs(kwargs, name):
     with pytest.raises(ValueError, match=name):
         word_chain_v0.env(**kwargs)
@@ -401,7 +405,9 @@ def _brute_force(lexicon, used, previous, plies, stuck):
 @pytest.mark.parametrize("seed", range(6))
 def test_solver_matches_exhaustive_search(dead_end, seed):
     rng = np.random.default_rng(seed)
-    words = sorted({rng.choice(list("abc")) + rng.choice(list("mnopqrstuvwxyz")) + rng.choice(list("abc")) for _ in range(11)})
+    words = sorted(
+        {rng.choice(list("abc")) + rng.choice(list("mnopqrstuvwxyz")) + rng.choice(list("abc")) for _ in range(11)}
+    )
     solver = WordChainSolver(tuple(words), dead_end)
     stuck = -1 if dead_end == "loss" else 0
     seen = set()

@@ -97,7 +97,7 @@ def test_timeout_after_max_turns():
     env = gym.make("MTP/WordGuess-v0", max_turns=3)
     _, info = env.reset(options={"config_id": 0})
     wrong = [w for w in benchmark_vocabularies()[0] if w != info["hidden"]["secret"]]
-    for i, w in enumerate(wrong[:3]):
+    for w in wrong[:3]:
         obs, reward, term, trunc, info = env.step(f"<attempt>{w}</attempt>")
     assert trunc and not term and info["outcome"] == "timeout" and reward == 0.0
     assert info["hidden"]["secret"] in obs

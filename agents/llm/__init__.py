@@ -11,11 +11,11 @@ of the episode and count tokens in ``agent.usage``. An endpoint failure raises
 Heavy imports (``openai``, ``transformers``) happen only when an agent is built.
 """
 
-from mtp_gym.episode import InfrastructureError
 from mtp_gym.agents.llm.chat import ChatAgent
 from mtp_gym.agents.llm.handoff import HandoffAgent
 from mtp_gym.agents.llm.models import smollm2_gguf
 from mtp_gym.agents.llm.prompts import PROMPT_STYLES, PromptStyle, get_prompt_style
+from mtp_gym.episode import InfrastructureError
 
 __all__ = [
     "ChatAgent",

@@ -47,7 +47,10 @@ class ChatAgent:
         """
         head = [{"role": "system", "content": self.style.system_prompt}] if self.style.system_prompt else []
         self.history = head + [
-            {"role": m["role"], "content": self.style.user_message(m["content"]) if m["role"] == "user" else m["content"]}
+            {
+                "role": m["role"],
+                "content": self.style.user_message(m["content"]) if m["role"] == "user" else m["content"],
+            }
             for m in messages
         ]
 

@@ -40,7 +40,9 @@ class HandoffAgent:
     @property
     def usage(self) -> dict[str, int]:
         keys = ("prompt_tokens", "completion_tokens", "calls", "retries")
-        return {k: getattr(self.first, "usage", {}).get(k, 0) + getattr(self.finisher, "usage", {}).get(k, 0) for k in keys}
+        return {
+            k: getattr(self.first, "usage", {}).get(k, 0) + getattr(self.finisher, "usage", {}).get(k, 0) for k in keys
+        }
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if not self._handed_over and info.get("turn", 0) + 1 >= self.handoff_turn:

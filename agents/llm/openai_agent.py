@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import random
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from mtp_gym.episode import InfrastructureError
 from mtp_gym.agents.llm.chat import ChatAgent
 from mtp_gym.agents.llm.prompts import PromptStyle
+from mtp_gym.episode import InfrastructureError
 
 __all__ = ["OpenAIChatAgent", "is_transient"]
 

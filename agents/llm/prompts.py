@@ -36,13 +36,11 @@ PROMPT_STYLES: dict[str, PromptStyle] = {
     "plain": PromptStyle("plain"),
     "answer_only": PromptStyle(
         "answer_only",
-        "Reply with your action in the required response format only. "
-        "DO NOT include any explanation.",
+        "Reply with your action in the required response format only. DO NOT include any explanation.",
     ),
     "cot": PromptStyle(
         "cot",
-        "Explain your reasoning step by step first, then give your action in the required "
-        "response format.",
+        "Explain your reasoning step by step first, then give your action in the required response format.",
     ),
 }
 

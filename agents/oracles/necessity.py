@@ -17,12 +17,12 @@ subset then only covers the rivals found in the samples (stated, not guaranteed,
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Hashable, Sequence
+from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 
 from mtp_gym.agents.oracles.query_games import game_from_info
-
 from mtp_gym.games.base import Evidence, Game
 
 __all__ = ["NecessityOracle", "irreducible_subset"]
@@ -37,8 +37,12 @@ def _consistent_target(game: Game, evidence: Sequence[Evidence], rng: np.random.
 
 
 def irreducible_subset(
-    game: Game, evidence: Sequence[Evidence], target: Hashable, rng: np.random.Generator,
-    sample_size: int = 2048, exact_limit: int = 20_000_000,
+    game: Game,
+    evidence: Sequence[Evidence],
+    target: Hashable,
+    rng: np.random.Generator,
+    sample_size: int = 2048,
+    exact_limit: int = 20_000_000,
 ) -> list[int]:
     """Indices into ``evidence`` of a sufficient subset none of whose members can be dropped."""
     if game.enumerable and len(game.candidate_states()) * len(evidence) <= exact_limit:
@@ -70,8 +74,9 @@ class NecessityOracle:
     """Answers, names every observation outside an irreducible sufficient subset as
     unnecessary, then answers again from the kept ones (see the module docstring)."""
 
-    def __init__(self, game_cls: type[Game], sample_size: int = 2048, exact_limit: int = 20_000_000,
-                 seed: int | None = None) -> None:
+    def __init__(
+        self, game_cls: type[Game], sample_size: int = 2048, exact_limit: int = 20_000_000, seed: int | None = None
+    ) -> None:
         self.game_cls = game_cls
         self.sample_size = sample_size
         self.exact_limit = exact_limit
@@ -84,8 +89,10 @@ class NecessityOracle:
     def act(self, observation: str, info: dict[str, Any]) -> str:
         necessity = info.get("necessity")
         if not necessity:
-            raise ValueError(f"the necessity oracle plays {self.game_cls.name} under the 'necessity' probe; "
-                             "info has no 'necessity' entry")
+            raise ValueError(
+                f"the necessity oracle plays {self.game_cls.name} under the 'necessity' probe; "
+                "info has no 'necessity' entry"
+            )
         game = game_from_info(self.game_cls, info)
         numbers = [row[0] for row in necessity["evidence"]]
         evidence = [(row[1], tuple(row[2]), row[3]) for row in necessity["evidence"]]

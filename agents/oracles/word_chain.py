@@ -10,33 +10,29 @@ move: +1 a forced win, 0 the game ends without a loss, -1 a forced loss.
 
 Under the paper's rules (the env's rules) a player loses only by breaking a rule, and a
 player with no legal word ends the game without a loss, so EVERY position has value 0: no
-game has a forced loss for the side to move (0 of the 400 benchmark games, and 0 of the
-220 in which the agent answers the opponent's opening word), the solver proves it in
-O(1) per position, and the oracle (the solver's move: the legal word that leaves the
-opponent fewest replies) never loses. The random-legal-word agent never loses either; the
-benchmark measures what an LLM gets wrong (remembering the used words, finding a word that
-fits), not game strategy. ``python benchmarks/word_chain.py`` prints the figures.
+game has a forced loss for the side to move; the solver proves it in O(1) per position, and
+the oracle (the solver's move: the legal word that leaves the opponent fewest replies) never
+loses. The random-legal-word agent never loses either; the benchmark measures what an LLM gets
+wrong (remembering the used words, finding a word that fits), not game strategy.
+``python benchmarks/word_chain.py`` prints the figures.
 
 ``dead_end="loss"`` (the classic rule: a stuck player loses) makes the game a real
 generalized-geography game. The solver handles it exactly (``tests/test_word_chain.py``
 checks it against a plain exhaustive search on small lexicons, both rules), but it is an
-analysis tool, not an env rule: on the 500-word benchmark games, 376 of the 400 opening
-positions are proved forced wins for the opener within 2 s each (it names a word that
-nothing answers, or forces one) and 24 are not settled in 2 s; of the first 12 positions
-"agent facing the opener", 10 solved in under 0.4 s and 2 did not finish within 20 s
-(about 0.9 M nodes each): proving a draw under a 40-word cap is expensive. The envs
+analysis tool, not an env rule: under it many opening positions of the benchmark games are
+forced wins for the opener, and proving a draw under a 40-word cap is expensive. The envs
 implement the paper's rule only.
 """
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
+from mtp_gym.inference.word_chain import lexicon_from_instructions
+
 N_LETTERS = 26
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-_LEXICON_RE = re.compile(r"Allowed words:\s*(.+)")
 
 
 def _code(c: str) -> int:
@@ -63,7 +59,9 @@ class WordChainSolver:
         self.nodes = 0
 
     # ------------------------------------------------------------------ public
-    def best_move(self, used: set[str] | frozenset[str] | tuple[str, ...], previous: str | None, plies_left: int) -> tuple[int, str | None]:
+    def best_move(
+        self, used: set[str] | frozenset[str] | tuple[str, ...], previous: str | None, plies_left: int
+    ) -> tuple[int, str | None]:
         """(value for the side to move, a word achieving it); ``(stuck value, None)`` without a move."""
         self._load(used)
         edges = self._moves(None if previous is None else _code(previous[-1]))
@@ -105,7 +103,7 @@ class WordChainSolver:
             edges = [e for e in range(N_LETTERS * N_LETTERS) if cnt[e] > 0]
         else:
             row = letter * N_LETTERS
-            edges = [row + l for l in range(N_LETTERS) if cnt[row + l] > 0]
+            edges = [row + j for j in range(N_LETTERS) if cnt[row + j] > 0]
         keyed = []
         for e in edges:
             cnt[e] -= 1
@@ -164,17 +162,10 @@ def solver_for(lexicon: tuple[str, ...], dead_end: str) -> WordChainSolver:
     return WordChainSolver(lexicon, dead_end)
 
 
-def lexicon_from_instructions(observation: str) -> tuple[str, ...]:
-    """The allowed words listed in Word Chaining instructions."""
-    match = _LEXICON_RE.search(observation)
-    if match is None:
-        raise ValueError("no Word Chaining word list in this observation")
-    return tuple(w.strip() for w in match.group(1).split(","))
-
-
 class WordChainOracle:
-    """Plays the solver's move (paper rules). Reads the word list from the instructions and the chain and turn cap from ``info`` (``chain``, ``max_turns``), so it
-    plays both ``MTP/WordChain-v0`` and either seat of ``mtp_gym.word_chain_v0``."""
+    """Plays the solver's move (paper rules). Reads the word list from the instructions and the chain
+    and turn cap from ``info`` (``chain``, ``max_turns``), so it plays both ``MTP/WordChain-v0`` and
+    either seat of ``mtp_gym.word_chain_v0``."""
 
     def __init__(self) -> None:
         self.reset()

@@ -24,8 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.envs.word_guess import vocabulary_in
-from mtp_gym.envs.word_guess import feedback, feedback_code
+from mtp_gym.envs.word_guess import feedback, feedback_code, vocabulary_in
 
 
 def _lower_bound(m: int) -> int:
@@ -39,9 +38,7 @@ class WordGuessSolver:
         self.words = tuple(words)
         length = len(self.words[0])
         self.solved_code = 3**length - 1
-        self.codes = np.array(
-            [[feedback_code(feedback(g, s)) for s in self.words] for g in self.words], dtype=np.int32
-        )
+        self.codes = np.array([[feedback_code(feedback(g, s)) for s in self.words] for g in self.words], dtype=np.int32)
         self._memo: dict[tuple[int, ...], tuple[int, int]] = {}
 
     def partition(self, guess: int, cands: tuple[int, ...]) -> dict[int, tuple[int, ...]]:

@@ -98,7 +98,12 @@ def predominantly_noun(wn, word: str, counts: dict[str, int]) -> bool:
     if any(wn.morphy(word, pos) not in (None, word) for pos in ("v", "a", "r")):
         return False
     per_pos = {
-        pos: sum(counts.get(lemma.key(), 0) for s in wn.synsets(word, pos) for lemma in s.lemmas() if lemma.name().lower() == word)
+        pos: sum(
+            counts.get(lemma.key(), 0)
+            for s in wn.synsets(word, pos)
+            for lemma in s.lemmas()
+            if lemma.name().lower() == word
+        )
         for pos in ("n", "v", "a", "r")
     }
     return per_pos["n"] >= max(per_pos["v"], per_pos["a"], per_pos["r"])
@@ -164,9 +169,11 @@ def build_lexicons(pool: dict[str, dict], closures: dict[str, set[str]]) -> list
 def _write(path: Path, head: dict, key: str, rows: dict | list) -> None:
     """JSON with one line per entry (reviewable diffs)."""
     lines = [json.dumps(head, indent=1)[:-2] + ",", f' "{key}": ' + ("{" if isinstance(rows, dict) else "[")]
-    items = [f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in rows.items()] if isinstance(rows, dict) else [
-        f"  {json.dumps(v)}" for v in rows
-    ]
+    items = (
+        [f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in rows.items()]
+        if isinstance(rows, dict)
+        else [f"  {json.dumps(v)}" for v in rows]
+    )
     lines.append(",\n".join(items))
     lines.append(" " + ("}" if isinstance(rows, dict) else "]") + "\n}\n")
     text = "\n".join(lines)
@@ -220,8 +227,10 @@ def main() -> None:
     licence_dir.mkdir(parents=True, exist_ok=True)
     (licence_dir / "WORDNET-LICENSE.txt").write_text(WORDNET_COPYRIGHT.read_text(encoding="utf-8"), encoding="utf-8")
     sizes = [len(c["words"]) for c in lexicons]
-    print(f"{len(words)} SCOWL words, {len(pool)} nouns in the pool; {len(lexicons)} lexicons of "
-          f"{min(sizes)}-{max(sizes)} words (mean {sum(sizes) / len(sizes):.1f})")
+    print(
+        f"{len(words)} SCOWL words, {len(pool)} nouns in the pool; {len(lexicons)} lexicons of "
+        f"{min(sizes)}-{max(sizes)} words (mean {sum(sizes) / len(sizes):.1f})"
+    )
 
 
 if __name__ == "__main__":

@@ -1,100 +1,6 @@
 """Circuit Decoding (Multi-Turn Puzzles, section 2.1 and appendices A.2, A.4).
 
-Description:
-    ``C`` hidden Boolean circuits (labels ``A``, ``B``, ...) each take ``k`` binary inputs and
-    give one output. Together they use a fixed inventory of ``x`` AND, ``y`` OR and ``z`` NOT
-    gates, which the agent is told. The agent calls circuits on inputs of its choice
-    (``num_queries`` queries, 18 in the benchmark) and then submits every circuit's truth table.
-
-    Circuit construction follows appendix A.2 under the reading fixed by SPEC.md, which keeps
-    the task well-posed: a circuit starts from its ``k`` input signals; each *layer* applies
-    exactly one gate: an AND or OR gate consumes two signals and yields one, a NOT gate
-    replaces one signal by its negation, and every other signal is carried forward. Layers are
-    added until the circuit's allotted gates are used up, leaving a single output signal. A
-    circuit that ends in one signal with all its gates used therefore has exactly ``k - 1``
-    AND/OR gates (the paper's minimum ``ceil(log2 k)`` for ``k <= 3``, above it for larger
-    ``k``, so the paper's "at least" holds), while NOT
-    gates may fall anywhere (on inputs, inner signals, the output, twice on one wire). So
-    ``x + y = C * (k - 1)`` and ``z`` is free. Every input is read exactly once, so no circuit
-    is constant (the generator checks this anyway) and every circuit depends on all inputs.
-
-    The random process, in full (``generate_config``; ``function_distribution`` computes the
-    exact distribution of the resulting truth table, which the oracle uses as its prior):
-
-    1. Gate distribution: the ``x + y`` AND/OR gates are shuffled uniformly and dealt
-       ``k - 1`` to each circuit in label order; each NOT gate goes to a circuit drawn
-       uniformly at random, independently.
-    2. Layers, per circuit: the gate type of the next layer is drawn uniformly among the
-       types (AND, OR, NOT) the circuit still has; an AND/OR gate takes two distinct signals
-       drawn uniformly, a NOT gate one signal drawn uniformly.
-
-Prompt Format:
-    The paper's appendix A.4 prompt with its placeholders filled (``{components}`` as
-    ``4 AND gates, 2 OR gates and 3 NOT gates``, labels as ``A, B, C``). Two deviations: the
-    paper's line "1. At each turn, you must make two queries" contradicts its own line 3 and
-    reads "one query" here, and the formats the paper elides are spelled out: the query
-    format with an example, and the final answer format (length, order of the bits).
-    A query is answered as in the paper: ``A(0, 1, 1) = 1`` then
-    ``Please send your next query. 17 queries remaining.``; after the last query
-    ``Please provide the truth tables for all circuits in the format requested.``
-
-Action Format:
-    ``<query>A(0, 1, 1)</query>``: a circuit label (any case) and ``k`` inputs, each 0 or 1,
-    separated by commas or spaces. ``<guess>bits</guess>``: ``C * 2^k`` binary digits (spaces
-    and commas ignored), the truth table of each circuit in label order, each listing the
-    outputs for the inputs in binary counting order (``A(0, 0, 0)``, ``A(0, 0, 1)``, ...,
-    ``A(1, 1, 1)``, then ``B(0, 0, 0)``, ...). The tags may sit anywhere in the reply; when
-    both appear, the last one wins. A guess ends the game whenever it comes (the paper's
-    models sometimes answer before using every query). Format errors (re-prompt, no turn
-    spent, state untouched): no tag, an unknown label, the wrong number of inputs, a
-    non-binary input, a query after all queries are spent, a guess with other characters
-    than 0/1, and a guess of the wrong length (the re-prompt states the length).
-
-Observation Space:
-    ``Text`` over printable ASCII; the instructions at reset, then the replies.
-
-Rewards:
-    0 per step; at the end the score, the paper's metric: the fraction of circuits whose
-    truth table is exactly right.
-
-Starting State:
-    Benchmark configuration ``i`` (300, shipped in ``assets/circuit_decoding/benchmark.json``
-    and rebuilt by ``assets/scripts/build_circuit_configs.py``): ``0-149`` have 3 circuits of
-    3 inputs, ``150-299`` 6 circuits of 2 inputs (``C * 2^k = 24`` both). Within a shape,
-    configuration ``j`` has ``z = j % 5`` NOT gates and ``x = 1 + (j // 5) % 5`` AND gates
-    (``y = 6 - x`` OR gates), so every inventory with both gate types and 0-4 NOT gates
-    appears 6 times per shape; gates are distributed and circuits built by the process above
-    from ``np.random.default_rng([2025, shape, j])``. Generated configurations
-    (``configs="generated"``) use the given shape (both benchmark shapes at random when
-    ``num_circuits``/``num_inputs`` are ``None``), ``x`` uniform in ``[1, C(k-1) - 1]``
-    (``[0, C(k-1)]`` when ``C(k-1) < 2``) and ``z`` uniform in ``[0, max_not]``.
-
-Episode End:
-    Terminated by a guess (outcome ``success`` when every truth table is right, else
-    ``failure``) or by ``max_format_errors`` consecutive format errors (``format_error``).
-    After the last query only a guess is legal, so the turn budget (``num_queries + 1``)
-    never truncates an episode.
-
-Information:
-    The common keys. ``feedback`` for a query: ``circuit`` (label), ``inputs`` (tuple),
-    ``output``, ``queries_remaining``; for a guess: ``guess``, ``correct`` (tuple of bools,
-    per circuit), ``num_correct``; on a format error ``error``. ``hidden``: ``num_circuits``,
-    ``num_inputs``, ``labels``, ``inventory`` (``{"AND": x, "OR": y, "NOT": z}``), ``answer``
-    (the correct guess string) and ``circuits``: per circuit ``label``, ``gates`` (its
-    allotment), ``layers`` (list of ``{"gate", "inputs"}``: the inputs index the previous
-    layer's signals, which start as the circuit inputs ``x1..xk``; the next layer's signals
-    are the unused ones in order followed by the gate's output), ``expression`` (e.g.
-    ``OR(x2, NOT(AND(x1, x3)))``) and ``truth_table`` (string).
-
-Arguments:
-    ``num_circuits`` (``None`` or 1-26), ``num_inputs`` (``None`` or 1-5; both ``None``: the
-    benchmark shapes), ``max_not`` (4: NOT gates of generated configurations, 0-8),
-    ``num_queries`` (18), ``max_turns`` (``None``: ``num_queries + 1``; if given alone it sets
-    ``num_queries = max_turns - 1``), ``configs``, ``max_format_errors`` (3), ``render_mode``.
-    The benchmark split exists for the default shape and ``max_not=4``.
-
-Version History:
-    v0: initial release.
+The env class :class:`CircuitDecodingEnv` carries the documentation (Gymnasium headings).
 """
 
 from __future__ import annotations
@@ -108,6 +14,7 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
 from mtp_gym.data import load_json
+from mtp_gym.parsing import last_match
 
 AND, OR, NOT = "AND", "OR", "NOT"
 GATES = (AND, OR, NOT)
@@ -415,9 +322,7 @@ def call_text(label: str, inputs: tuple[int, ...]) -> str:
     return f"{label}({', '.join(str(b) for b in inputs)})"
 
 
-def instructions_text(
-    num_circuits: int, num_inputs: int, inventory: dict[str, int], num_queries: int
-) -> str:
+def instructions_text(num_circuits: int, num_inputs: int, inventory: dict[str, int], num_queries: int) -> str:
     labels = LABELS[:num_circuits]
     rows = 1 << num_inputs
     order = [call_text(labels[0], row_inputs(j, num_inputs)) for j in range(rows)]
@@ -446,9 +351,7 @@ _ARGS_SPLIT_RE = re.compile(r"[\s,]+")
 
 def parse_action(text: str) -> tuple[str, str] | None:
     """``("query" | "guess", content)`` of the last query/guess tag, or ``None``."""
-    found = None
-    for found in _ACTION_RE.finditer(text):
-        pass
+    found = last_match(_ACTION_RE, text)
     return None if found is None else (found.group(1).lower(), found.group(2).strip())
 
 
@@ -517,7 +420,104 @@ def _benchmark_game(config_id: int) -> tuple[tuple[int, ...], dict[str, Any]]:
 
 # ---------------------------------------------------------------------- env
 class CircuitDecodingEnv(TextPuzzleEnv):
-    """Deduce hidden Boolean circuits from queries (see the module docstring)."""
+    """Circuit Decoding (Multi-Turn Puzzles, section 2.1 and appendices A.2, A.4).
+
+    Description:
+        ``C`` hidden Boolean circuits (labels ``A``, ``B``, ...) each take ``k`` binary inputs and
+        give one output. Together they use a fixed inventory of ``x`` AND, ``y`` OR and ``z`` NOT
+        gates, which the agent is told. The agent calls circuits on inputs of its choice
+        (``num_queries`` queries, 18 in the benchmark) and then submits every circuit's truth table.
+
+        Circuit construction follows appendix A.2 under the reading that keeps
+        the task well-posed: a circuit starts from its ``k`` input signals; each *layer* applies
+        exactly one gate: an AND or OR gate consumes two signals and yields one, a NOT gate
+        replaces one signal by its negation, and every other signal is carried forward. Layers are
+        added until the circuit's allotted gates are used up, leaving a single output signal. A
+        circuit that ends in one signal with all its gates used therefore has exactly ``k - 1``
+        AND/OR gates (the paper's minimum ``ceil(log2 k)`` for ``k <= 3``, above it for larger
+        ``k``, so the paper's "at least" holds), while NOT
+        gates may fall anywhere (on inputs, inner signals, the output, twice on one wire). So
+        ``x + y = C * (k - 1)`` and ``z`` is free. Every input is read exactly once, so no circuit
+        is constant (the generator checks this anyway) and every circuit depends on all inputs.
+
+        The random process, in full (``generate_config``; ``function_distribution`` computes the
+        exact distribution of the resulting truth table, which the oracle uses as its prior):
+
+        1. Gate distribution: the ``x + y`` AND/OR gates are shuffled uniformly and dealt
+           ``k - 1`` to each circuit in label order; each NOT gate goes to a circuit drawn
+           uniformly at random, independently.
+        2. Layers, per circuit: the gate type of the next layer is drawn uniformly among the
+           types (AND, OR, NOT) the circuit still has; an AND/OR gate takes two distinct signals
+           drawn uniformly, a NOT gate one signal drawn uniformly.
+
+    Prompt Format:
+        The paper's appendix A.4 prompt with its placeholders filled (``{components}`` as
+        ``4 AND gates, 2 OR gates and 3 NOT gates``, labels as ``A, B, C``). Two deviations: the
+        paper's line "1. At each turn, you must make two queries" contradicts its own line 3 and
+        reads "one query" here, and the formats the paper elides are spelled out: the query
+        format with an example, and the final answer format (length, order of the bits).
+        A query is answered as in the paper: ``A(0, 1, 1) = 1`` then
+        ``Please send your next query. 17 queries remaining.``; after the last query
+        ``Please provide the truth tables for all circuits in the format requested.``
+
+    Action Format:
+        ``<query>A(0, 1, 1)</query>``: a circuit label (any case) and ``k`` inputs, each 0 or 1,
+        separated by commas or spaces. ``<guess>bits</guess>``: ``C * 2^k`` binary digits (spaces
+        and commas ignored), the truth table of each circuit in label order, each listing the
+        outputs for the inputs in binary counting order (``A(0, 0, 0)``, ``A(0, 0, 1)``, ...,
+        ``A(1, 1, 1)``, then ``B(0, 0, 0)``, ...). The tags may sit anywhere in the reply; when
+        both appear, the last one wins. A guess ends the game whenever it comes (the paper's
+        models sometimes answer before using every query). Format errors (re-prompt, no turn
+        spent, state untouched): no tag, an unknown label, the wrong number of inputs, a
+        non-binary input, a query after all queries are spent, a guess with other characters
+        than 0/1, and a guess of the wrong length (the re-prompt states the length).
+
+    Observation Space:
+        ``Text`` over printable ASCII; the instructions at reset, then the replies.
+
+    Rewards:
+        0 per step; at the end the score, the paper's metric: the fraction of circuits whose
+        truth table is exactly right.
+
+    Starting State:
+        Benchmark configuration ``i`` (300, shipped in ``assets/circuit_decoding/benchmark.json``
+        and rebuilt by ``assets/scripts/build_circuit_configs.py``): ``0-149`` have 3 circuits of
+        3 inputs, ``150-299`` 6 circuits of 2 inputs (``C * 2^k = 24`` both). Within a shape,
+        configuration ``j`` has ``z = j % 5`` NOT gates and ``x = 1 + (j // 5) % 5`` AND gates
+        (``y = 6 - x`` OR gates), so every inventory with both gate types and 0-4 NOT gates
+        appears 6 times per shape; gates are distributed and circuits built by the process above
+        from ``np.random.default_rng([2025, shape, j])``. Generated configurations
+        (``configs="generated"``) use the given shape (both benchmark shapes at random when
+        ``num_circuits``/``num_inputs`` are ``None``), ``x`` uniform in ``[1, C(k-1) - 1]``
+        (``[0, C(k-1)]`` when ``C(k-1) < 2``) and ``z`` uniform in ``[0, max_not]``.
+
+    Episode End:
+        Terminated by a guess (outcome ``success`` when every truth table is right, else
+        ``failure``) or by ``max_format_errors`` consecutive format errors (``format_error``).
+        After the last query only a guess is legal, so the turn budget (``num_queries + 1``)
+        never truncates an episode.
+
+    Information:
+        The common keys. ``feedback`` for a query: ``circuit`` (label), ``inputs`` (tuple),
+        ``output``, ``queries_remaining``; for a guess: ``guess``, ``correct`` (tuple of bools,
+        per circuit), ``num_correct``; on a format error ``error``. ``hidden``: ``num_circuits``,
+        ``num_inputs``, ``labels``, ``inventory`` (``{"AND": x, "OR": y, "NOT": z}``), ``answer``
+        (the correct guess string) and ``circuits``: per circuit ``label``, ``gates`` (its
+        allotment), ``layers`` (list of ``{"gate", "inputs"}``: the inputs index the previous
+        layer's signals, which start as the circuit inputs ``x1..xk``; the next layer's signals
+        are the unused ones in order followed by the gate's output), ``expression`` (e.g.
+        ``OR(x2, NOT(AND(x1, x3)))``) and ``truth_table`` (string).
+
+    Arguments:
+        ``num_circuits`` (``None`` or 1-26), ``num_inputs`` (``None`` or 1-5; both ``None``: the
+        benchmark shapes), ``max_not`` (4: NOT gates of generated configurations, 0-8),
+        ``num_queries`` (18), ``max_turns`` (``None``: ``num_queries + 1``; if given alone it sets
+        ``num_queries = max_turns - 1``), ``configs``, ``max_format_errors`` (3), ``render_mode``.
+        The benchmark split exists for the default shape and ``max_not=4``.
+
+    Version History:
+        v0: initial release.
+    """
 
     def __init__(
         self,
@@ -606,9 +606,12 @@ class CircuitDecodingEnv(TextPuzzleEnv):
         self._k = k
         self._tables, self._hidden_state = prepared or prepare_game(config)
         self._queries_left = self.num_queries
-        self.format_hint = (
+
+    def _format_hint(self) -> str:
+        k = self._k
+        return (
             f"Reply with one query such as <query>{call_text('A', row_inputs((1 << (k - 1)) - 1, k))}</query>, "
-            f"or with your final answer as <guess>bits</guess> ({c << k} digits)."
+            f"or with your final answer as <guess>bits</guess> ({len(self._labels) << k} digits)."
         )
 
     # ------------------------------------------------------------------ game

@@ -1,84 +1,6 @@
 """Movie Recommendation (Multi-Turn Puzzles, sections 2.1, A.1 and A.4).
 
-Description:
-    A simulated user scores movies with a hidden linear preference function over 8
-    attributes (Intellectual Depth, Pace, Emotional Intensity, Visual Details, Realism Level,
-    Dialogue Focus, Soundtrack Presence, Character Complexity), weights in {0.0, 0.1, ..., 1.0}.
-    The agent asks ``num_questions`` pairwise questions about a **seen** library of 20 movies
-    (integer scores, half of each movie's attributes sparse at the minimum credit), then picks
-    one movie from an **unseen** set of 40 (scores with 2 decimals, dense). The score is the
-    normalized rank of the pick among the unseen movies for this user.
-
-    Movies follow appendix A.1: a budget drawn uniformly in ``(base_budget, base_budget +
-    budget_delta)`` and rounded to the set's precision, every attribute gets
-    ``attribute_min_credit``, and the rest of the budget is split at random over the dense
-    attributes (Dirichlet(1) proportions, multinomial rounding to the precision, so the
-    scores add up to the budget exactly). A sparse attribute keeps only the minimum credit;
-    the movie keeps its whole budget (the decision we took where A.1 is silent). Titles are
-    generated from word lists, unique within a configuration (seen and unseen together).
-
-Prompt Format:
-    The appendix A.4 prompt with its elisions filled in (attribute list, the weight range,
-    the answer meanings, the final-answer format), and the seen library as a Markdown table
-    (``| Title | Intellectual Depth | ... |``). After each question the reply is the answer on
-    its own line, then ``Please ask the next question. N questions remaining.``; after the
-    last question the answer, then the unseen table and the request for the final answer.
-
-Action Format:
-    Questioning phase: ``<question>Would you prefer watching X over Y?</question>`` (last tag
-    wins; case, surrounding quotes and spacing are tolerated, "watching" is optional).
-    Final phase: ``<final_answer>Title</final_answer>``. A re-prompt (no turn spent, no state
-    change) for: a missing tag or the other phase's tag, a question not of that form, a title
-    that is not in the library (during questions an unseen title is reported the same way, so
-    the unseen set stays hidden), a movie compared with itself, and a final answer naming a
-    movie of the questioning library or an unknown title.
-
-Observation Space:
-    ``Text`` over printable ASCII, ``max_length`` bounded from the table sizes.
-
-Rewards:
-    0 per step; the final answer's score ``1 - (rank - 1) / (n_unseen - 1)``, where ``rank``
-    is 1 + the number of unseen movies with a strictly higher utility (ties share the best
-    rank).
-
-Starting State:
-    Benchmark configuration ``i`` (1000 = 20 users x 50 movie sets) is user ``i // 50`` with
-    movie set ``i % 50``, read from ``assets/movie_rec/benchmark.json`` (built by
-    ``assets/scripts/build_movie_rec.py`` from fixed seeds with this module's generator and
-    default constants; a test rebuilds it and compares). Generated configurations draw a user
-    and a movie set from ``self.np_random`` with the kwargs below. A user never has all
-    weights 0 (every answer would be ``No Preference``); the 20 benchmark users are distinct.
-
-Episode End:
-    Terminated by the final answer (outcome ``success`` if the pick is a best movie, rank 1,
-    else ``failure``) or by ``max_format_errors`` consecutive re-prompts (``format_error``).
-    Truncated (``timeout``, score 0) if ``max_turns`` runs out first (only when ``max_turns``
-    is set below ``num_questions + 1``).
-
-Information:
-    The common keys. ``feedback`` in the questioning phase: ``phase="question"``,
-    ``option_1``, ``option_2``, ``answer`` (``"Yes"``/``"No"``/``"No Preference"``),
-    ``questions_remaining``; on the final answer: ``phase="final"``, ``pick``, ``rank``,
-    ``score``; on a re-prompt: ``error``. ``hidden``: ``user_id`` and ``movie_set_id``
-    (benchmark indices or ``None``), ``weights`` (attribute -> weight), ``seen_utilities`` and
-    ``unseen_utilities`` (title -> utility).
-
-    "No Preference" is the answer when the two utilities differ by at most ``tie_tolerance``
-    (default 0: exactly equal; utilities are computed exactly and rounded to 6 decimals, so
-    float round-off never decides). With integer seen scores about 1% of seen pairs tie for a
-    random user, and the oracle (an information-seeking questioner) meets a tie in 30.6% of the
-    1000 benchmark episodes.
-
-Arguments:
-    ``num_questions`` (10), ``max_turns`` (``None`` = ``num_questions + 1``), ``n_seen`` (20),
-    ``n_unseen`` (40), ``base_budget`` (20.0), ``budget_delta`` (10.0),
-    ``attribute_min_credit`` (1.0), ``seen_precision`` (0 decimals), ``unseen_precision``
-    (2 decimals), ``seen_sparse_fraction`` (0.5 of the attributes at the minimum credit in
-    each seen movie), ``tie_tolerance`` (0.0), ``configs``, ``max_format_errors`` (3),
-    ``render_mode``. The benchmark split exists only for the default generator constants.
-
-Version History:
-    v0: initial release.
+The env class :class:`MovieRecEnv` carries the documentation (Gymnasium headings).
 """
 
 from __future__ import annotations
@@ -123,27 +45,127 @@ DEFAULTS: dict[str, Any] = {
 
 # Title parts (no word contains "over", "|" or a tag character, so questions parse unambiguously).
 _ADJECTIVES = (
-    "Crimson", "Obsidian", "Silent", "Golden", "Hidden", "Broken", "Distant", "Burning",
-    "Frozen", "Silver", "Hollow", "Restless", "Scarlet", "Forgotten", "Endless", "Wandering",
-    "Midnight", "Shattered", "Emerald", "Velvet", "Iron", "Clockwork", "Painted", "Sunken",
-    "Whispering", "Amber", "Fading", "Savage", "Gentle", "Electric", "Paper", "Glass",
-    "Northern", "Last", "Secret", "Wild", "Quiet", "Lonely", "Bright", "Ancient",
+    "Crimson",
+    "Obsidian",
+    "Silent",
+    "Golden",
+    "Hidden",
+    "Broken",
+    "Distant",
+    "Burning",
+    "Frozen",
+    "Silver",
+    "Hollow",
+    "Restless",
+    "Scarlet",
+    "Forgotten",
+    "Endless",
+    "Wandering",
+    "Midnight",
+    "Shattered",
+    "Emerald",
+    "Velvet",
+    "Iron",
+    "Clockwork",
+    "Painted",
+    "Sunken",
+    "Whispering",
+    "Amber",
+    "Fading",
+    "Savage",
+    "Gentle",
+    "Electric",
+    "Paper",
+    "Glass",
+    "Northern",
+    "Last",
+    "Secret",
+    "Wild",
+    "Quiet",
+    "Lonely",
+    "Bright",
+    "Ancient",
 )
 _NOUNS = (
-    "Tide", "Fortress", "Mind", "Garden", "River", "Mirror", "Horizon", "Lantern", "Harbor",
-    "Empire", "Voyage", "Promise", "Shadow", "Kingdom", "Symphony", "Orchard", "Compass",
-    "Labyrinth", "Station", "Frontier", "Lighthouse", "Memory", "Storm", "Island", "Engine",
-    "Carnival", "Cathedral", "Meadow", "Signal", "Archive", "Citadel", "Canyon", "Letter",
-    "Melody", "Crown", "Forest", "Bridge", "Paradox", "Comet", "Desert",
+    "Tide",
+    "Fortress",
+    "Mind",
+    "Garden",
+    "River",
+    "Mirror",
+    "Horizon",
+    "Lantern",
+    "Harbor",
+    "Empire",
+    "Voyage",
+    "Promise",
+    "Shadow",
+    "Kingdom",
+    "Symphony",
+    "Orchard",
+    "Compass",
+    "Labyrinth",
+    "Station",
+    "Frontier",
+    "Lighthouse",
+    "Memory",
+    "Storm",
+    "Island",
+    "Engine",
+    "Carnival",
+    "Cathedral",
+    "Meadow",
+    "Signal",
+    "Archive",
+    "Citadel",
+    "Canyon",
+    "Letter",
+    "Melody",
+    "Crown",
+    "Forest",
+    "Bridge",
+    "Paradox",
+    "Comet",
+    "Desert",
 )
 _ABSTRACT = (
-    "Time", "Silence", "Fire", "Glory", "Dreams", "Ashes", "Thunder", "Winter", "Destiny",
-    "Light", "Rain", "Wonder", "Smoke", "Stars", "Fortune", "Dust", "Courage", "Sorrow",
-    "Echoes", "Mercy",
+    "Time",
+    "Silence",
+    "Fire",
+    "Glory",
+    "Dreams",
+    "Ashes",
+    "Thunder",
+    "Winter",
+    "Destiny",
+    "Light",
+    "Rain",
+    "Wonder",
+    "Smoke",
+    "Stars",
+    "Fortune",
+    "Dust",
+    "Courage",
+    "Sorrow",
+    "Echoes",
+    "Mercy",
 )
 _ACTIVITIES = (
-    "Dance", "Game", "Song", "Journey", "Night", "Duel", "Walk", "Summer", "Season", "Race",
-    "Bargain", "Conversation", "Wedding", "Heist", "Flight",
+    "Dance",
+    "Game",
+    "Song",
+    "Journey",
+    "Night",
+    "Duel",
+    "Walk",
+    "Summer",
+    "Season",
+    "Race",
+    "Bargain",
+    "Conversation",
+    "Wedding",
+    "Heist",
+    "Flight",
 )
 _PREPOSITIONS = ("Beneath", "Beyond", "Across", "Inside", "Under", "Behind", "Toward", "Against")
 _TEMPLATES = (
@@ -360,15 +382,98 @@ def parse_question(content: str) -> list[tuple[str, str]]:
     """
     match = _QUESTION_RE.match(content)
     if match is None:
-        raise InvalidAction(f"the question {content[:80]!r} is not of the form \"Would you prefer watching X over Y?\".")
+        raise InvalidAction(f'the question {content[:80]!r} is not of the form "Would you prefer watching X over Y?".')
     body = match.group(1)
     readings = [(body[: m.start()], body[m.end() :]) for m in re.finditer(r"\s+over\s+", body, re.I)]
     if not readings:
-        raise InvalidAction(f"the question {content[:80]!r} is not of the form \"Would you prefer watching X over Y?\".")
+        raise InvalidAction(f'the question {content[:80]!r} is not of the form "Would you prefer watching X over Y?".')
     return readings
 
 
 class MovieRecEnv(TextPuzzleEnv):
+    """Movie Recommendation (Multi-Turn Puzzles, sections 2.1, A.1 and A.4).
+
+    Description:
+        A simulated user scores movies with a hidden linear preference function over 8
+        attributes (Intellectual Depth, Pace, Emotional Intensity, Visual Details, Realism Level,
+        Dialogue Focus, Soundtrack Presence, Character Complexity), weights in {0.0, 0.1, ..., 1.0}.
+        The agent asks ``num_questions`` pairwise questions about a **seen** library of 20 movies
+        (integer scores, half of each movie's attributes sparse at the minimum credit), then picks
+        one movie from an **unseen** set of 40 (scores with 2 decimals, dense). The score is the
+        normalized rank of the pick among the unseen movies for this user.
+
+        Movies follow appendix A.1: a budget drawn uniformly in ``(base_budget, base_budget +
+        budget_delta)`` and rounded to the set's precision, every attribute gets
+        ``attribute_min_credit``, and the rest of the budget is split at random over the dense
+        attributes (Dirichlet(1) proportions, multinomial rounding to the precision, so the
+        scores add up to the budget exactly). A sparse attribute keeps only the minimum credit;
+        the movie keeps its whole budget (the decision we took where A.1 is silent). Titles are
+        generated from word lists, unique within a configuration (seen and unseen together).
+
+    Prompt Format:
+        The appendix A.4 prompt with its elisions filled in (attribute list, the weight range,
+        the answer meanings, the final-answer format), and the seen library as a Markdown table
+        (``| Title | Intellectual Depth | ... |``). After each question the reply is the answer on
+        its own line, then ``Please ask the next question. N questions remaining.``; after the
+        last question the answer, then the unseen table and the request for the final answer.
+
+    Action Format:
+        Questioning phase: ``<question>Would you prefer watching X over Y?</question>`` (last tag
+        wins; case, surrounding quotes and spacing are tolerated, "watching" is optional).
+        Final phase: ``<final_answer>Title</final_answer>``. A re-prompt (no turn spent, no state
+        change) for: a missing tag or the other phase's tag, a question not of that form, a title
+        that is not in the library (during questions an unseen title is reported the same way, so
+        the unseen set stays hidden), a movie compared with itself, and a final answer naming a
+        movie of the questioning library or an unknown title.
+
+    Observation Space:
+        ``Text`` over printable ASCII, ``max_length`` bounded from the table sizes.
+
+    Rewards:
+        0 per step; the final answer's score ``1 - (rank - 1) / (n_unseen - 1)``, where ``rank``
+        is 1 + the number of unseen movies with a strictly higher utility (ties share the best
+        rank).
+
+    Starting State:
+        Benchmark configuration ``i`` (1000 = 20 users x 50 movie sets) is user ``i // 50`` with
+        movie set ``i % 50``, read from ``assets/movie_rec/benchmark.json`` (built by
+        ``assets/scripts/build_movie_rec.py`` from fixed seeds with this module's generator and
+        default constants; a test rebuilds it and compares). Generated configurations draw a user
+        and a movie set from ``self.np_random`` with the kwargs below. A user never has all
+        weights 0 (every answer would be ``No Preference``); the 20 benchmark users are distinct.
+
+    Episode End:
+        Terminated by the final answer (outcome ``success`` if the pick is a best movie, rank 1,
+        else ``failure``) or by ``max_format_errors`` consecutive re-prompts (``format_error``).
+        Truncated (``timeout``, score 0) if ``max_turns`` runs out first (only when ``max_turns``
+        is set below ``num_questions + 1``).
+
+    Information:
+        The common keys. ``feedback`` in the questioning phase: ``phase="question"``,
+        ``option_1``, ``option_2``, ``answer`` (``"Yes"``/``"No"``/``"No Preference"``),
+        ``questions_remaining``; on the final answer: ``phase="final"``, ``pick``, ``rank``,
+        ``score``; on a re-prompt: ``error``. ``hidden``: ``user_id`` and ``movie_set_id``
+        (benchmark indices or ``None``), ``weights`` (attribute -> weight), ``seen_utilities`` and
+        ``unseen_utilities`` (title -> utility).
+
+        "No Preference" is the answer when the two utilities differ by at most ``tie_tolerance``
+        (default 0: exactly equal; utilities are computed exactly and rounded to 6 decimals, so
+        float round-off never decides). With integer seen scores ties are rare for a random pair but
+        common for the pairs an information-seeking questioner asks about: "No Preference" is a
+        real answer, not an edge case.
+
+    Arguments:
+        ``num_questions`` (10), ``max_turns`` (``None`` = ``num_questions + 1``), ``n_seen`` (20),
+        ``n_unseen`` (40), ``base_budget`` (20.0), ``budget_delta`` (10.0),
+        ``attribute_min_credit`` (1.0), ``seen_precision`` (0 decimals), ``unseen_precision``
+        (2 decimals), ``seen_sparse_fraction`` (0.5 of the attributes at the minimum credit in
+        each seen movie), ``tie_tolerance`` (0.0), ``configs``, ``max_format_errors`` (3),
+        ``render_mode``. The benchmark split exists only for the default generator constants.
+
+    Version History:
+        v0: initial release.
+    """
+
     def __init__(
         self,
         num_questions: int = 10,
@@ -392,11 +497,21 @@ class MovieRecEnv(TextPuzzleEnv):
         check_int("seen_precision", seen_precision, 0, 6)
         check_int("unseen_precision", unseen_precision, 0, 6)
         _check_number("attribute_min_credit", attribute_min_credit, 0.0, 1e6)
-        _check_number("base_budget", base_budget, N_ATTRIBUTES * attribute_min_credit, 1e6,
-                      f"at least {N_ATTRIBUTES} x attribute_min_credit")
+        _check_number(
+            "base_budget",
+            base_budget,
+            N_ATTRIBUTES * attribute_min_credit,
+            1e6,
+            f"at least {N_ATTRIBUTES} x attribute_min_credit",
+        )
         _check_number("budget_delta", budget_delta, 0.0, 1e6)
-        _check_number("seen_sparse_fraction", seen_sparse_fraction, 0.0, 1.0 - 1.0 / N_ATTRIBUTES,
-                      "leaving at least one dense attribute")
+        _check_number(
+            "seen_sparse_fraction",
+            seen_sparse_fraction,
+            0.0,
+            1.0 - 1.0 / N_ATTRIBUTES,
+            "leaving at least one dense attribute",
+        )
         _check_number("tie_tolerance", tie_tolerance, 0.0, 1e6)
         self.num_questions = num_questions
         self.generator_kwargs: dict[str, Any] = {
@@ -455,7 +570,9 @@ class MovieRecEnv(TextPuzzleEnv):
         self._movies = movies
         self._seen_u = utility(weights, movies.seen_scores)
         self._unseen_u = utility(weights, movies.unseen_scores)
-        view = _movie_set_view(movies, self.generator_kwargs["seen_precision"], self.generator_kwargs["unseen_precision"])
+        view = _movie_set_view(
+            movies, self.generator_kwargs["seen_precision"], self.generator_kwargs["unseen_precision"]
+        )
         self._seen_index, self._unseen_index, self._seen_table, self._unseen_table = view
         self._asked = 0
         self._user_id, self._movie_set_id = user_id, set_id
@@ -466,8 +583,7 @@ class MovieRecEnv(TextPuzzleEnv):
         }
 
     # ------------------------------------------------------------------ protocol
-    @property
-    def format_hint(self) -> str:  # type: ignore[override]
+    def _format_hint(self) -> str:
         if self._asked < self.num_questions:
             return "Ask with <question>Would you prefer watching X over Y?</question>, X and Y two different titles from the library table."
         return "Answer with <final_answer>Movie title</final_answer>, a title from the new set of movies."
@@ -485,14 +601,22 @@ class MovieRecEnv(TextPuzzleEnv):
             content = extract_tag(action, "question")
             if content is None:
                 left = self.num_questions - self._asked
-                extra = " The final answer comes after all the questions." if extract_tag(action, "final_answer") is not None else ""
-                raise InvalidAction(f"no <question>...</question> tag found; {left} question{'s' * (left != 1)} remaining.{extra}")
+                extra = (
+                    " The final answer comes after all the questions."
+                    if extract_tag(action, "final_answer") is not None
+                    else ""
+                )
+                raise InvalidAction(
+                    f"no <question>...</question> tag found; {left} question{'s' * (left != 1)} remaining.{extra}"
+                )
             unknown: list[str] = []
             for first, second in parse_question(content):
                 i, j = self._seen_index.get(normalize_title(first)), self._seen_index.get(normalize_title(second))
                 if i is not None and j is not None:
                     if i == j:
-                        raise InvalidAction(f"a movie cannot be compared with itself ({first.strip()!r}); ask about two different movies.")
+                        raise InvalidAction(
+                            f"a movie cannot be compared with itself ({first.strip()!r}); ask about two different movies."
+                        )
                     return ("question", i, j)
                 unknown += [t.strip() for t, k in ((first, i), (second, j)) if k is None]
             names = ", ".join(repr(t[:60]) for t in dict.fromkeys(unknown))
@@ -505,7 +629,9 @@ class MovieRecEnv(TextPuzzleEnv):
         if key in self._unseen_index:
             return ("final", self._unseen_index[key])
         if key in self._seen_index:
-            raise InvalidAction(f"{content.strip()[:60]!r} is from the questioning library; pick a movie from the new set.")
+            raise InvalidAction(
+                f"{content.strip()[:60]!r} is from the questioning library; pick a movie from the new set."
+            )
         raise InvalidAction(f"{content.strip()[:60]!r} is not a movie of the new set.")
 
     def _play(self, move: tuple) -> Reply:
@@ -531,9 +657,8 @@ class MovieRecEnv(TextPuzzleEnv):
         score = rank_score(rank, n)
         best = m.unseen_titles[int(np.argmax(self._unseen_u))]
         title = m.unseen_titles[pick]
-        text = (
-            f"You recommended {title}. It ranks {rank} of {n} for this user (score {score:.4f})."
-            + ("" if rank == 1 else f" The user's favourite was {best}.")
+        text = f"You recommended {title}. It ranks {rank} of {n} for this user (score {score:.4f})." + (
+            "" if rank == 1 else f" The user's favourite was {best}."
         )
         feedback = {"phase": "final", "pick": title, "rank": rank, "score": score}
         return Reply(text, feedback, "success" if rank == 1 else "failure", score)
@@ -571,7 +696,8 @@ def _movie_set_view(movies: MovieSet, seen_precision: int, unseen_precision: int
         format_table(movies.unseen_titles, movies.unseen_scores, unseen_precision),
     )
     if any(movies is m for m in _benchmark_data()[1]) and (seen_precision, unseen_precision) == (
-        DEFAULTS["seen_precision"], DEFAULTS["unseen_precision"]
+        DEFAULTS["seen_precision"],
+        DEFAULTS["unseen_precision"],
     ):
         _VIEWS[key] = (movies, view)
     return view

@@ -1,104 +1,13 @@
 """Turing Machine code breaking (TurnBench-MS, sections 3-4 and appendix A).
 
-Description:
-    Deduce a secret 3-digit code (BLUE, YELLOW, PURPLE; digits 1-5) from 4-6 verifiers. Each
-    verifier is one of the 48 cards of the Turing Machine board game with one hidden active
-    criterion (183 criteria in all, ``mtp_gym.turnbench.rules``). Every round has three
-    stages: a **proposal** (a code, fixed for the round), up to three **verifier queries**
-    one at a time (each answers PASS or FAIL for the proposal), and a **deduce** step
-    (SKIP to the next round, or submit a code, which ends the game). In ``nightmare`` mode
-    the verifiers are secretly permuted: querying verifier ``i`` answers with the card and
-    criterion of verifier ``mapping[i]`` (fixed for the game, unknown to the player).
-
-Prompt Format:
-    The paper's appendix A prompts word for word (``mtp_gym.turnbench.prompts``), OA
-    (``prompt_style="answer_only"``) or CoT (``"cot"``), classic or nightmare. The first
-    observation is the system prompt, whose game setup lists the verifiers as the published
-    harness does (``Verifier <0>: <card description>`` then ``- Possible criteria: ...``
-    lines; verifiers are numbered from 0 as in the harness), followed by the first proposal
-    prompt. Each reply is the next stage's prompt: the questioning prompt after a proposal,
-    ``You chose Verifier <i> and the result is <PASS>.`` (+ next instructions) after a query,
-    the deduce prompt after SKIP or the third query, the proposal prompt after a deduce SKIP,
-    and ``The final guess is 551. The answer is 551, the guess is True.`` after a submission.
-    ``belief_prompt=True`` appends a short paragraph that documents the ``<BELIEF>`` tag.
-
-Action Format:
-    ``<CHOICE>: BLUE=X, YELLOW=Y, PURPLE=Z`` (proposal; also ``<PROPOSAL>:`` which the
-    paper's own prompts show, a bare ``CHOICE:`` line, or three digits like ``<CHOICE>: 245``),
-    ``<CHOICE>: n`` or ``<CHOICE>: SKIP`` (question), ``<CHOICE>: SKIP`` or a code (deduce).
-    The last choice in the reply counts; case, markdown bold and surrounding text are fine.
-    In CoT style a ``<REASONING>`` tag is required, as in the published harness. A malformed
-    reply gets the paper's stage re-prompt and an invalid verifier number the paper's "not a
-    valid verifier number" re-prompt; neither changes the game nor costs a turn, and
-    ``max_format_errors`` (default 4) in a row end the episode with outcome ``format_error``:
-    the harness re-prompts up to 3 times per stage and gives up on the next failure.
-
-    Optional, any stage (beyond the paper): ``<BELIEF>: 0=B<Y, 1=blue_eq_1|blue_gt_1, 2=?``
-    states, per verifier number, the criteria of that verifier's own card still held
-    possible (function name, description, ``#k`` position on the card, or a comparison such
-    as ``B<Y``, ``P=4``, ``B+Y>6`` matched by truth table; ``?`` = no conclusion). In
-    nightmare mode ``<MAPPING>: 0=2, 1=0`` states which verifier's card answers each query.
-
-Observation Space:
-    ``Text`` over printable ASCII, up to 16,384 characters.
-
-Rewards:
-    0 per step; the terminal reward is the score: 1 for a correct submitted code, else 0.
-
-Starting State:
-    ``setups="published"``: the TurnBench setups of ``assets/turnbench/setups.json`` (MIT,
-    (c) 2025 Yiran Zhang), in file order (90 easy, 90 medium, 90 hard), filtered by
-    ``difficulty``. Two published setups are not well-posed (B42VD9: 11 codes satisfy its
-    active criteria, B4BSHV: 3); they are left out unless ``allow_non_unique=True``, and then
-    placed at the END of the split, so config ids 0..267 (0..87 for medium) name the same
-    setups either way. The default split therefore has 268 setups per mode (easy 90, medium
-    88, hard 90); 18 published setups have a redundant verifier (kept; ``info["hidden"]``
-    lists it). ``setup_ids=[...]`` restricts the split to the given ids (e.g.
-    ``rules.paper_eval_subsets()["classic_model_eval_45"]``, in the order given; not together
-    with ``difficulty``); naming a non-unique setup raises ``ValueError`` unless
-    ``allow_non_unique=True``. ``setups="generated"``: a fresh
-    setup from ``rules.generate_setup`` with ``self.np_random`` (unique code, no redundant
-    verifier, uniform nightmare permutation; difficulty drawn uniformly when ``None``).
-
-Episode End:
-    Terminated when a code is submitted (``success`` if it equals the answer, else
-    ``failure``) or after ``max_format_errors`` malformed replies in a row
-    (``format_error``). Truncated (outcome ``timeout``, score 0: a capped game is a loss)
-    when the deduce step of round ``max_rounds`` ends without a submission. A legal move
-    (proposal, query, SKIP, deduce choice) costs one turn; a round takes at most 5, so
-    ``max_turns`` defaults to ``5 * max_rounds`` and never binds before the round cap.
-
-Information:
-    The common keys. ``feedback``: ``stage`` of the move (``proposal`` | ``question`` |
-    ``deduce``), ``round``, ``code`` (the round's proposal, ``"BYP"``), ``verifier`` and
-    ``result`` (``"PASS"``/``"FAIL"``) for a query (absent otherwise), ``skip``,
-    ``submitted`` and ``correct`` on a submission, ``next_stage``, cumulative ``rounds`` and
-    ``verifier_queries`` (SKIP excluded, as the paper counts VER); ``beliefs`` /
-    ``mapping_beliefs`` (per stated verifier: the criteria read and a status ``correct`` |
-    ``include`` | ``incorrect`` | ``none`` | ``unreadable``, the paper's judge categories
-    computed exactly), and at the end ``belief_log`` (every graded belief with its round).
-    On a malformed reply ``feedback`` is ``{"error": ...}``. ``hidden``: ``setup_id``,
-    ``difficulty``, ``answer`` (``"BYP"``), ``criteria`` (per verifier: card, criterion
-    index, function, description), ``mapping`` (nightmare; ``None`` in classic),
-    ``unique``, ``redundant_verifiers``.
-
-Arguments:
-    ``mode`` (``"classic"`` | ``"nightmare"``), ``difficulty`` (``None`` | ``"easy"`` |
-    ``"medium"`` | ``"hard"``), ``setups`` (``"published"`` | ``"generated"``),
-    ``prompt_style`` (``"answer_only"`` | ``"cot"``), ``max_rounds`` (20, the published
-    harness), ``setup_ids`` (``None`` or published ids), ``allow_non_unique`` (False),
-    ``belief_prompt`` (False), ``max_turns`` (``5 * max_rounds``), ``configs`` (``None`` |
-    ``"benchmark"`` | ``"generated"``; ``setups="generated"`` implies ``"generated"``),
-    ``max_format_errors`` (4), ``render_mode``.
-
-Version History:
-    v0: initial release.
+The env class :class:`TuringMachineEnv` carries the documentation (Gymnasium headings).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
 from mtp_gym.parsing import extract_labeled
@@ -153,7 +62,7 @@ def game_setup_text(card_ids: Sequence[int]) -> str:
 def published_split(
     difficulty: str | None = None, setup_ids: Sequence[str] | None = None, allow_non_unique: bool = False
 ) -> tuple[rules.Setup, ...]:
-    """The benchmark split for these kwargs (see the module docstring for the order)."""
+    """The benchmark split for these kwargs (see :class:`TuringMachineEnv` for the order)."""
     if setup_ids is not None:
         if difficulty is not None:
             raise ValueError("setup_ids and difficulty: give one of them, not both")
@@ -164,7 +73,9 @@ def published_split(
         chosen = [s for s in rules.published_setups() if difficulty in (None, s.difficulty)]
     bad = [s for s in chosen if not rules.check_setup(s).unique]
     if bad and setup_ids is not None and not allow_non_unique:
-        details = "; ".join(f"{s.setup_id} ({len(rules.check_setup(s).solutions)} codes satisfy its active criteria)" for s in bad)
+        details = "; ".join(
+            f"{s.setup_id} ({len(rules.check_setup(s).solutions)} codes satisfy its active criteria)" for s in bad
+        )
         raise ValueError(
             f"setup_ids: published setup {details} has no unique code; pass allow_non_unique=True to play it anyway"
         )
@@ -175,6 +86,103 @@ def published_split(
 
 
 class TuringMachineEnv(TextPuzzleEnv):
+    """Turing Machine code breaking (TurnBench-MS, sections 3-4 and appendix A).
+
+    Description:
+        Deduce a secret 3-digit code (BLUE, YELLOW, PURPLE; digits 1-5) from 4-6 verifiers. Each
+        verifier is one of the 48 cards of the Turing Machine board game with one hidden active
+        criterion (183 criteria in all, ``mtp_gym.turnbench.rules``). Every round has three
+        stages: a **proposal** (a code, fixed for the round), up to three **verifier queries**
+        one at a time (each answers PASS or FAIL for the proposal), and a **deduce** step
+        (SKIP to the next round, or submit a code, which ends the game). In ``nightmare`` mode
+        the verifiers are secretly permuted: querying verifier ``i`` answers with the card and
+        criterion of verifier ``mapping[i]`` (fixed for the game, unknown to the player).
+
+    Prompt Format:
+        The paper's appendix A prompts word for word (``mtp_gym.turnbench.prompts``), OA
+        (``prompt_style="answer_only"``) or CoT (``"cot"``), classic or nightmare. The first
+        observation is the system prompt, whose game setup lists the verifiers as the published
+        harness does (``Verifier <0>: <card description>`` then ``- Possible criteria: ...``
+        lines; verifiers are numbered from 0 as in the harness), followed by the first proposal
+        prompt. Each reply is the next stage's prompt: the questioning prompt after a proposal,
+        ``You chose Verifier <i> and the result is <PASS>.`` (+ next instructions) after a query,
+        the deduce prompt after SKIP or the third query, the proposal prompt after a deduce SKIP,
+        and ``The final guess is 551. The answer is 551, the guess is True.`` after a submission.
+        ``belief_prompt=True`` appends a short paragraph that documents the ``<BELIEF>`` tag.
+
+    Action Format:
+        ``<CHOICE>: BLUE=X, YELLOW=Y, PURPLE=Z`` (proposal; also ``<PROPOSAL>:`` which the
+        paper's own prompts show, a bare ``CHOICE:`` line, or three digits like ``<CHOICE>: 245``),
+        ``<CHOICE>: n`` or ``<CHOICE>: SKIP`` (question), ``<CHOICE>: SKIP`` or a code (deduce).
+        The last choice in the reply counts; case, markdown bold and surrounding text are fine.
+        In CoT style a ``<REASONING>`` tag is required, as in the published harness. A malformed
+        reply gets the paper's stage re-prompt and an invalid verifier number the paper's "not a
+        valid verifier number" re-prompt; neither changes the game nor costs a turn, and
+        ``max_format_errors`` (default 4) in a row end the episode with outcome ``format_error``:
+        the harness re-prompts up to 3 times per stage and gives up on the next failure.
+
+        Optional, any stage (beyond the paper): ``<BELIEF>: 0=B<Y, 1=blue_eq_1|blue_gt_1, 2=?``
+        states, per verifier number, the criteria of that verifier's own card still held
+        possible (function name, description, ``#k`` position on the card, or a comparison such
+        as ``B<Y``, ``P=4``, ``B+Y>6`` matched by truth table; ``?`` = no conclusion). In
+        nightmare mode ``<MAPPING>: 0=2, 1=0`` states which verifier's card answers each query.
+
+    Observation Space:
+        ``Text`` over printable ASCII, up to 16,384 characters.
+
+    Rewards:
+        0 per step; the terminal reward is the score: 1 for a correct submitted code, else 0.
+
+    Starting State:
+        ``setups="published"``: the TurnBench setups of ``assets/turnbench/setups.json`` (MIT,
+        (c) 2025 Yiran Zhang), in file order (90 easy, 90 medium, 90 hard), filtered by
+        ``difficulty``. Two published setups are not well-posed (B42VD9: 11 codes satisfy its
+        active criteria, B4BSHV: 3); they are left out unless ``allow_non_unique=True``, and then
+        placed at the END of the split, so config ids 0..267 (0..87 for medium) name the same
+        setups either way. The default split therefore has 268 setups per mode (easy 90, medium
+        88, hard 90); 18 published setups have a redundant verifier (kept; ``info["hidden"]``
+        lists it). ``setup_ids=[...]`` restricts the split to the given ids (e.g.
+        ``rules.paper_eval_subsets()["classic_model_eval_45"]``, in the order given; not together
+        with ``difficulty``); naming a non-unique setup raises ``ValueError`` unless
+        ``allow_non_unique=True``. ``setups="generated"``: a fresh
+        setup from ``rules.generate_setup`` with ``self.np_random`` (unique code, no redundant
+        verifier, uniform nightmare permutation; difficulty drawn uniformly when ``None``).
+
+    Episode End:
+        Terminated when a code is submitted (``success`` if it equals the answer, else
+        ``failure``) or after ``max_format_errors`` malformed replies in a row
+        (``format_error``). Truncated (outcome ``timeout``, score 0: a capped game is a loss)
+        when the deduce step of round ``max_rounds`` ends without a submission. A legal move
+        (proposal, query, SKIP, deduce choice) costs one turn; a round takes at most 5, so
+        ``max_turns`` defaults to ``5 * max_rounds`` and never binds before the round cap.
+
+    Information:
+        The common keys. ``feedback``: ``stage`` of the move (``proposal`` | ``question`` |
+        ``deduce``), ``round``, ``code`` (the round's proposal, ``"BYP"``), ``verifier`` and
+        ``result`` (``"PASS"``/``"FAIL"``) for a query (absent otherwise), ``skip``,
+        ``submitted`` and ``correct`` on a submission, ``next_stage``, cumulative ``rounds`` and
+        ``verifier_queries`` (SKIP excluded, as the paper counts VER); ``beliefs`` /
+        ``mapping_beliefs`` (per stated verifier: the criteria read and a status ``correct`` |
+        ``include`` | ``incorrect`` | ``none`` | ``unreadable``, the paper's judge categories
+        computed exactly), and at the end ``belief_log`` (every graded belief with its round).
+        On a malformed reply ``feedback`` is ``{"error": ...}``. ``hidden``: ``setup_id``,
+        ``difficulty``, ``answer`` (``"BYP"``), ``criteria`` (per verifier: card, criterion
+        index, function, description), ``mapping`` (nightmare; ``None`` in classic),
+        ``unique``, ``redundant_verifiers``.
+
+    Arguments:
+        ``mode`` (``"classic"`` | ``"nightmare"``), ``difficulty`` (``None`` | ``"easy"`` |
+        ``"medium"`` | ``"hard"``), ``setups`` (``"published"`` | ``"generated"``),
+        ``prompt_style`` (``"answer_only"`` | ``"cot"``), ``max_rounds`` (20, the published
+        harness), ``setup_ids`` (``None`` or published ids), ``allow_non_unique`` (False),
+        ``belief_prompt`` (False), ``max_turns`` (``5 * max_rounds``), ``configs`` (``None`` |
+        ``"benchmark"`` | ``"generated"``; ``setups="generated"`` implies ``"generated"``),
+        ``max_format_errors`` (4), ``render_mode``.
+
+    Version History:
+        v0: initial release.
+    """
+
     obs_max_length = 16_384
 
     def __init__(
@@ -203,7 +211,9 @@ class TuringMachineEnv(TextPuzzleEnv):
         check_int("max_rounds", max_rounds)
         if setups == "generated":
             if configs == "benchmark":
-                raise ValueError("configs='benchmark' conflicts with setups='generated'; allowed: configs=None or 'generated'")
+                raise ValueError(
+                    "configs='benchmark' conflicts with setups='generated'; allowed: configs=None or 'generated'"
+                )
             configs = "generated"
         if isinstance(setup_ids, str):
             setup_ids = [setup_ids]
@@ -262,7 +272,13 @@ class TuringMachineEnv(TextPuzzleEnv):
             "difficulty": setup.difficulty,
             "answer": rules.code_str(setup.answer),
             "criteria": [
-                {"verifier": i, "card": c.card, "criterion": c.index, "function": c.function, "description": c.description}
+                {
+                    "verifier": i,
+                    "card": c.card,
+                    "criterion": c.index,
+                    "function": c.function,
+                    "description": c.description,
+                }
                 for i, c in enumerate(setup.criteria)
             ],
             "mapping": list(setup.mapping) if self.nightmare else None,
@@ -323,7 +339,9 @@ class TuringMachineEnv(TextPuzzleEnv):
         stage = self._stage
         code = value if kind == "propose" else self._code
         feedback: dict[str, Any] = {
-            "stage": stage, "round": self._round, "code": None if code is None else rules.code_str(code),
+            "stage": stage,
+            "round": self._round,
+            "code": None if code is None else rules.code_str(code),
             "skip": kind == "skip",
         }
         feedback.update(self._grade_beliefs(action, stage))
@@ -366,9 +384,7 @@ class TuringMachineEnv(TextPuzzleEnv):
             text = self._prompts["deduce_result"].format(
                 submitted_code=rules.code_str(value), answer=rules.code_str(setup.answer), is_correct=correct
             )
-        feedback.update(
-            next_stage=None if outcome else self._stage, rounds=self._round, verifier_queries=self._queries
-        )
+        feedback.update(next_stage=None if outcome else self._stage, rounds=self._round, verifier_queries=self._queries)
         if outcome is not None:
             feedback["belief_log"] = [dict(e) for e in self._belief_log]
         return Reply(text, feedback, outcome, score)
@@ -381,7 +397,11 @@ class TuringMachineEnv(TextPuzzleEnv):
             graded = {}
             for slot, (text, criteria) in sorted(stated.items()):
                 status = rules.score_belief(criteria, setup.active[slot])
-                graded[slot] = {"stated": text, "criteria": None if criteria is None else list(criteria), "status": status}
+                graded[slot] = {
+                    "stated": text,
+                    "criteria": None if criteria is None else list(criteria),
+                    "status": status,
+                }
                 self._belief_log.append({"round": self._round, "stage": stage, "verifier": slot, **graded[slot]})
             out["beliefs"] = graded
         if self.nightmare:
@@ -396,10 +416,3 @@ class TuringMachineEnv(TextPuzzleEnv):
     def _timeout(self) -> Reply:
         answer = rules.code_str(self._setup.answer) if self._setup else "?"
         return Reply(f"The turn limit has been reached. The game is over. The answer is {answer}.", {}, "timeout", 0.0)
-
-    # ------------------------------------------------------------------ gymnasium API
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = super().step(action)
-        if terminated and info["outcome"] == "timeout":  # the round cap is a budget: truncation
-            terminated, truncated = False, True
-        return obs, reward, terminated, truncated, info

@@ -1,105 +1,20 @@
 """Twenty Questions, the model answers (Multi-Turn Puzzles, section 2.1, appendices A.3, A.4).
 
-Description:
-    The agent picks a secret word from a lexicon of 80-100 WordNet nouns shown with their
-    hypernyms (it never states the word) and answers a simulated user's yes/no questions
-    "Is it a type of X?" (X a listed hypernym) and, at the end, "Is your word W?". The
-    agent loses as soon as an answer contradicts its earlier answers; a game that stays
-    consistent through the final question is a win. The verifier keeps the *consistent
-    set*: the lexicon words that agree with every answer so far (a "yes" to X keeps the
-    words that have X, a "no" the others; a guess of W keeps W or removes it).
-
-    Appendix A.3 lists five contradictions. Each one is an answer that empties the
-    consistent set, and every answer that empties it is exactly one of the first four, so
-    the check "the consistent set became empty" is exact and names the rule
-    (:func:`contradiction`):
-
-    * ``yes_to_excluded_hypernym``: "yes" to X when every word with X is already excluded;
-    * ``no_to_shared_hypernym``: "no" to X when every remaining consistent word has X;
-    * ``no_to_last_word``: one consistent word remains, the user guesses it, the answer is "no";
-    * ``yes_to_excluded_word``: the user guesses an excluded word, the answer is "yes";
-    * "no logically consistent words remain" (rule 5) is the union of the four above.
-
-    The user simulator is A.3's probabilistic state machine (:func:`user_question`). Before
-    each question it guesses the word if one consistent word is left, if the question
-    budget is spent, or spontaneously with p = 0.02. A guess names an excluded word with
-    p = 0.15 (when one exists), otherwise a uniformly drawn consistent word. Otherwise it
-    asks about a hypernym: with p = 0.1 one that only excluded words have, with p = 0.1 one
-    that every consistent word has, otherwise one that a proper, non-empty subset of the
-    consistent words has (a drawn category with no member falls back to the last one);
-    each uniformly among the lexicon's hypernyms of that category. Every guess is the
-    final question: the game ends with the answer to it.
-
-Prompt Format:
-    The paper's appendix A.4 prompt word for word, with ``{word_list}`` the lexicon
-    comma-separated and ``{word_to_attributes_list}`` one line per word
-    (``word: hypernym, hypernym, ...``, nearest hypernym first). The paper's opening
-    exchange (the model says it has picked a word, then the first question comes) is
-    folded into the first observation: the prompt is followed by ``First question: Is it
-    a type of X?``, so every action is an answer. Each reply is the next question; the
-    last one reports the end of the game.
-
-Action Format:
-    Free text containing the answer ``yes`` or ``no`` as a word, any case, surrounded by
-    anything (``No.``, ``**Yes**``, ``'no'``, ``I checked the list: yes``). An
-    ``<answer>...</answer>`` tag, if present, is read instead of the whole text. When
-    both words occur, the last one is the answer (models state the answer after their
-    reasoning). A reply without a standalone ``yes``/``no`` is a format error: a re-prompt
-    that repeats the question, no turn spent, the user does not move.
-
-Observation Space:
-    ``Text`` over printable ASCII, ``max_length`` the longest possible instructions.
-
-Rewards:
-    0 per step; at the end 1.0 if every answer stayed consistent (outcome ``success``),
-    0.0 after a contradiction (``failure``).
-
-Starting State:
-    Benchmark configuration ``i`` is lexicon ``i`` of ``assets/twenty_questions/
-    lexicons.json`` (400 lexicons of 80-100 nouns, built from real WordNet 3.0 and SCOWL by
-    ``assets/scripts/build_twenty_questions.py`` with every filter of A.3, plus one of ours:
-    the word is predominantly a noun, so ``crazy`` or ``chased`` do not appear) with the user
-    simulator's generator seeded by that configuration's ``user_seed``, so the same answers
-    meet the same questions on every machine. Generated configurations draw a lexicon
-    from the shipped pool of nouns that pass the per-word filters (same pairwise filters)
-    and drive the user with ``self.np_random``.
-
-Episode End:
-    Terminated after the answer to the final guess (``success``), at a contradiction
-    (``failure``) or after ``max_format_errors`` consecutive format errors
-    (``format_error``). The user guesses by question ``max_turns`` at the latest (20
-    questions + 1 final by default), so the budget never truncates an episode.
-
-Information:
-    The common keys. ``feedback``: ``question`` (text), ``kind`` (``"hypernym"`` or
-    ``"guess"``), ``subject`` (the hypernym or word asked about), ``answer``
-    (``"yes"``/``"no"``), ``final`` (bool), ``contradiction`` (``None`` or one of the rule
-    names above) and ``explanation`` (text, at a contradiction); on a format error
-    ``error``. ``hidden``: ``consistent`` (sorted tuple of the words consistent with every
-    answer so far; empty after a contradiction), ``lexicon_id`` (benchmark lexicon or
-    ``None``), ``user_seed`` (the user's seed or ``None``).
-
-Arguments:
-    ``lexicon_size`` (``None``: the benchmark's 80-100 words; an int in [2, 200] for
-    generated lexicons of that size), ``max_turns`` (21: 20 questions + 1 final),
-    ``configs`` (``None`` | ``"benchmark"`` | ``"generated"``), ``max_format_errors`` (3),
-    ``render_mode`` (``None`` | ``"ansi"`` | ``"human"``).
-
-Version History:
-    v0: initial release.
+The env class :class:`TwentyQuestionsEnv` carries the documentation (Gymnasium headings).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
 from mtp_gym.data import load_json
-from mtp_gym.parsing import extract_tag
+from mtp_gym.parsing import extract_tag, last_match
 
 # --------------------------------------------------------------------------- constants
 HYPERNYM, GUESS = "hypernym", "guess"
@@ -141,7 +56,9 @@ Ok, let me know once you've picked your word (remember, don't tell me what it is
 FIRST_QUESTION = "\n\nFirst question: {question}"
 
 _ANSWER_RE = re.compile(r"(?<![A-Za-z0-9_])(yes|no)(?![A-Za-z0-9_])", re.IGNORECASE)
-_LEXICON_RE = re.compile(r"from the list below:\n\n(.*?)\n\nI will ask you.*?attributes listed below:\n\n(.*?)\n\nSo for example", re.DOTALL)
+_LEXICON_RE = re.compile(
+    r"from the list below:\n\n(.*?)\n\nI will ask you.*?attributes listed below:\n\n(.*?)\n\nSo for example", re.DOTALL
+)
 _QUESTION_RE = re.compile(r"Is it a type of (.+)\?|Is your word (.+)\?")
 
 
@@ -153,9 +70,7 @@ def question_text(kind: str, subject: str) -> str:
 
 def parse_question(text: str) -> tuple[str, str]:
     """``(kind, subject)`` of the last user question in ``text``."""
-    found = None
-    for found in _QUESTION_RE.finditer(text):
-        pass
+    found = last_match(_QUESTION_RE, text)
     if found is None:
         raise ValueError("no Twenty Questions question in this text")
     return (HYPERNYM, found.group(1)) if found.group(1) is not None else (GUESS, found.group(2))
@@ -167,9 +82,7 @@ def parse_answer(text: str) -> bool | None:
     An ``<answer>`` tag is read instead of the whole text; the last yes/no word wins.
     """
     tagged = extract_tag(text, "answer")
-    found = None
-    for found in _ANSWER_RE.finditer(text if tagged is None else tagged):
-        pass
+    found = last_match(_ANSWER_RE, text if tagged is None else tagged)
     return None if found is None else found.group(1).lower() == "yes"
 
 
@@ -369,7 +282,9 @@ def word_pool() -> dict[str, dict[str, Any]]:
 @cache
 def benchmark_lexicons() -> tuple[tuple[tuple[str, ...], int], ...]:
     """The 400 benchmark configurations: (sorted lexicon words, user seed)."""
-    return tuple((tuple(c["words"]), int(c["user_seed"])) for c in load_json("twenty_questions", "lexicons.json")["lexicons"])
+    return tuple(
+        (tuple(c["words"]), int(c["user_seed"])) for c in load_json("twenty_questions", "lexicons.json")["lexicons"]
+    )
 
 
 class Lexicon:
@@ -408,7 +323,96 @@ def _max_instructions_length(size: int) -> int:
 
 # --------------------------------------------------------------------------- env
 class TwentyQuestionsEnv(TextPuzzleEnv):
-    format_hint = "Answer the question with 'yes' or 'no'."
+    """Twenty Questions, the model answers (Multi-Turn Puzzles, section 2.1, appendices A.3, A.4).
+
+    Description:
+        The agent picks a secret word from a lexicon of 80-100 WordNet nouns shown with their
+        hypernyms (it never states the word) and answers a simulated user's yes/no questions
+        "Is it a type of X?" (X a listed hypernym) and, at the end, "Is your word W?". The
+        agent loses as soon as an answer contradicts its earlier answers; a game that stays
+        consistent through the final question is a win. The verifier keeps the *consistent
+        set*: the lexicon words that agree with every answer so far (a "yes" to X keeps the
+        words that have X, a "no" the others; a guess of W keeps W or removes it).
+
+        Appendix A.3 lists five contradictions. Each one is an answer that empties the
+        consistent set, and every answer that empties it is exactly one of the first four, so
+        the check "the consistent set became empty" is exact and names the rule
+        (:func:`contradiction`):
+
+        * ``yes_to_excluded_hypernym``: "yes" to X when every word with X is already excluded;
+        * ``no_to_shared_hypernym``: "no" to X when every remaining consistent word has X;
+        * ``no_to_last_word``: one consistent word remains, the user guesses it, the answer is "no";
+        * ``yes_to_excluded_word``: the user guesses an excluded word, the answer is "yes";
+        * "no logically consistent words remain" (rule 5) is the union of the four above.
+
+        The user simulator is A.3's probabilistic state machine (:func:`user_question`). Before
+        each question it guesses the word if one consistent word is left, if the question
+        budget is spent, or spontaneously with p = 0.02. A guess names an excluded word with
+        p = 0.15 (when one exists), otherwise a uniformly drawn consistent word. Otherwise it
+        asks about a hypernym: with p = 0.1 one that only excluded words have, with p = 0.1 one
+        that every consistent word has, otherwise one that a proper, non-empty subset of the
+        consistent words has (a drawn category with no member falls back to the last one);
+        each uniformly among the lexicon's hypernyms of that category. Every guess is the
+        final question: the game ends with the answer to it.
+
+    Prompt Format:
+        The paper's appendix A.4 prompt word for word, with ``{word_list}`` the lexicon
+        comma-separated and ``{word_to_attributes_list}`` one line per word
+        (``word: hypernym, hypernym, ...``, nearest hypernym first). The paper's opening
+        exchange (the model says it has picked a word, then the first question comes) is
+        folded into the first observation: the prompt is followed by ``First question: Is it
+        a type of X?``, so every action is an answer. Each reply is the next question; the
+        last one reports the end of the game.
+
+    Action Format:
+        Free text containing the answer ``yes`` or ``no`` as a word, any case, surrounded by
+        anything (``No.``, ``**Yes**``, ``'no'``, ``I checked the list: yes``). An
+        ``<answer>...</answer>`` tag, if present, is read instead of the whole text. When
+        both words occur, the last one is the answer (models state the answer after their
+        reasoning). A reply without a standalone ``yes``/``no`` is a format error: a re-prompt
+        that repeats the question, no turn spent, the user does not move.
+
+    Observation Space:
+        ``Text`` over printable ASCII, ``max_length`` the longest possible instructions.
+
+    Rewards:
+        0 per step; at the end 1.0 if every answer stayed consistent (outcome ``success``),
+        0.0 after a contradiction (``failure``).
+
+    Starting State:
+        Benchmark configuration ``i`` is lexicon ``i`` of ``assets/twenty_questions/
+        lexicons.json`` (400 lexicons of 80-100 nouns, built from real WordNet 3.0 and SCOWL by
+        ``assets/scripts/build_twenty_questions.py`` with every filter of A.3, plus one of ours:
+        the word is predominantly a noun, so ``crazy`` or ``chased`` do not appear) with the user
+        simulator's generator seeded by that configuration's ``user_seed``, so the same answers
+        meet the same questions on every machine. Generated configurations draw a lexicon
+        from the shipped pool of nouns that pass the per-word filters (same pairwise filters)
+        and drive the user with ``self.np_random``.
+
+    Episode End:
+        Terminated after the answer to the final guess (``success``), at a contradiction
+        (``failure``) or after ``max_format_errors`` consecutive format errors
+        (``format_error``). The user guesses by question ``max_turns`` at the latest (20
+        questions + 1 final by default), so the budget never truncates an episode.
+
+    Information:
+        The common keys. ``feedback``: ``question`` (text), ``kind`` (``"hypernym"`` or
+        ``"guess"``), ``subject`` (the hypernym or word asked about), ``answer``
+        (``"yes"``/``"no"``), ``final`` (bool), ``contradiction`` (``None`` or one of the rule
+        names above) and ``explanation`` (text, at a contradiction); on a format error
+        ``error``. ``hidden``: ``consistent`` (sorted tuple of the words consistent with every
+        answer so far; empty after a contradiction), ``lexicon_id`` (benchmark lexicon or
+        ``None``), ``user_seed`` (the user's seed or ``None``).
+
+    Arguments:
+        ``lexicon_size`` (``None``: the benchmark's 80-100 words; an int in [2, 200] for
+        generated lexicons of that size), ``max_turns`` (21: 20 questions + 1 final),
+        ``configs`` (``None`` | ``"benchmark"`` | ``"generated"``), ``max_format_errors`` (3),
+        ``render_mode`` (``None`` | ``"ansi"`` | ``"human"``).
+
+    Version History:
+        v0: initial release.
+    """
 
     def __init__(
         self,
@@ -419,7 +423,9 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
         render_mode: str | None = None,
     ) -> None:
         if lexicon_size is not None and (
-            isinstance(lexicon_size, bool) or not isinstance(lexicon_size, int) or not 2 <= lexicon_size <= MAX_LEXICON_SIZE
+            isinstance(lexicon_size, bool)
+            or not isinstance(lexicon_size, int)
+            or not 2 <= lexicon_size <= MAX_LEXICON_SIZE
         ):
             raise ValueError(f"lexicon_size must be None or an int in [2, {MAX_LEXICON_SIZE}], got {lexicon_size!r}")
         self.lexicon_size = lexicon_size
@@ -470,9 +476,11 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
             self._user_rng, self._consistent, lex.yes_sets, len(lex.words), self._asked, self.max_turns
         )
         kind, subject, _ = self._question_parts()
-        text = question_text(kind, subject)
-        self.format_hint = f"Answer the question with 'yes' or 'no': {text}"
-        return text
+        return question_text(kind, subject)
+
+    def _format_hint(self) -> str:
+        kind, subject, _ = self._question_parts()
+        return f"Answer the question with 'yes' or 'no': {question_text(kind, subject)}"
 
     def _question_parts(self) -> tuple[str, str, int]:
         kind, j = self._question

@@ -1,85 +1,6 @@
 """Word Chaining (Multi-Turn Puzzles, section 2.1 and appendix A.4): the single-agent view.
 
-Description:
-    Two players take turns saying words from a list of 500 allowed words; each word must
-    start with the last letter of the previous word and must not have been said before.
-    Saying a word that is not on the list, breaks the first-letter rule or repeats a word is
-    an immediate loss. The game ends without a loss when the player to move has no legal
-    word left or when the turn cap is reached. In this view the agent plays against a
-    built-in opponent policy (default: a uniformly random legal word, drawn with
-    ``self.np_random``); the two-player game is the PettingZoo AEC env
-    ``mtp_gym.word_chain_v0`` (``mtp_gym/multiagent/word_chain.py``), on the same rules.
-
-Prompt Format:
-    The paper's appendix A.4 prompt, word for word, with the allowed words sorted and
-    separated by ", ". When the opponent moves first, the instructions end with
-    ``I'll start with 'word'.``; every opponent move is ``Ok, my word is: 'word'.`` (the
-    paper's wording).
-
-Action Format:
-    The chosen word in single quotes (``Okay, I'll start with 'encirclement'``), tolerant of
-    reasoning around it, of case, and of double or curly quotes. The LAST quoted token of
-    two or more characters is the move (a quoted single letter such as ``'z'`` is taken as
-    talk about a letter, not as a move). A reply with no such quoted token is a format
-    error: re-prompt, no turn spent, nothing changes. A quoted token that is not an allowed
-    word (misspelt, invented, or with digits or hyphens) IS a move, and a losing one: the
-    paper's rule "select a word that isn't on the list, you lose". Surrounding punctuation
-    inside the quotes (``'topaz.'``) is stripped first.
-
-Observation Space:
-    ``Text`` over printable ASCII: the instructions at reset, then the opponent's reply
-    (or the verdict that ended the game).
-
-Rewards:
-    0 per step; the terminal reward is the score: 1 if the episode ends without a loss by
-    the agent (the paper's success rate), 0 after a violation or ``max_format_errors``
-    consecutive format errors.
-
-Starting State:
-    Benchmark configuration ``i`` (400) is game ``i`` of ``assets/word_chain/games.json.gz``:
-    500 words drawn without replacement from the shipped SCOWL list (``scowl_words()``:
-    SCOWL sizes 10, 20 and 35, english + american, all-lowercase words of 3-10 letters,
-    33,777 words; the paper names SCOWL without a size, its example 'encirclement' is size
-    50), the player who moves first (fair coin; 180 agent, 220 opponent) and, when the
-    opponent starts, its opening word (drawn among the words that leave a legal reply).
-    Rebuilt by ``assets/scripts/build_word_chain.py``. Generated configurations draw the
-    same three things from ``scowl_words()`` with ``self.np_random``.
-
-Episode End:
-    Terminated: agent violation (outcome ``failure``, score 0); opponent violation (a
-    custom opponent may make one, or forfeit after ``max_format_errors`` replies without a
-    quoted word; ``success``, 1); the player to move has no legal word (``success``, 1);
-    ``max_format_errors`` consecutive agent format errors (``format_error``, 0).
-    Truncated: the turn cap, reached when
-    each player has said ``max_turns`` words (the agent's ``max_turns``-th word, answered
-    by the opponent if the agent started): outcome ``success``, score 1 (the paper's
-    "ends without loss"). ``info["turn"]`` counts the agent's words.
-
-Information:
-    The common keys, plus ``legal_moves`` (the agent's legal words now, sorted; empty once
-    the game is over), ``used_words`` (sorted) and ``chain`` (every word said, in order).
-    ``feedback``: ``word`` (the agent's move), ``violation`` (``None`` |
-    ``"not_in_list"`` | ``"wrong_first_letter"`` | ``"repeat"``, checked in that order),
-    ``opponent_word`` (its reply or ``None``), ``opponent_violation``, ``dead_end`` (the
-    letter nobody could continue, or ``None``); on a format error ``error``. ``hidden``:
-    ``opponent`` (its name), ``opponent_plan`` (the opponent policy's ``plan()`` dict when
-    it has one, e.g. the oracle's game value; ``None`` for the random opponent, which plans
-    nothing), ``agent_starts`` (bool).
-
-Arguments:
-    ``opponent`` (``"random"`` or any policy with ``reset(seed)`` and ``act(observation,
-    info) -> str``, e.g. ``mtp_gym.agents.make_agent("oracle", "MTP/WordChain-v0")``; it sees what
-    a player sees: its own observations and ``info`` with ``legal_moves``, ``used_words``,
-    ``chain``, ``max_turns``), ``lexicon_size`` (500; other sizes have no benchmark
-    split), ``max_turns`` (20, words per player), ``configs`` (``None`` |
-    ``"benchmark"`` | ``"generated"``), ``max_format_errors`` (3), ``render_mode``
-    (``None`` | ``"ansi"`` | ``"human"``). Only the paper's rules are implemented: a
-    player with no legal word does not lose. (The classic "stuck player loses" rule is
-    left out: exact play under it does not scale to 500 words and a 40-word cap, see
-    ``agents/oracles/word_chain.py``.)
-
-Version History:
-    v0: initial release.
+The env class :class:`WordChainEnv` carries the documentation (Gymnasium headings).
 """
 
 from __future__ import annotations
@@ -255,9 +176,7 @@ def instructions(lexicon: tuple[str, ...]) -> str:
 def benchmark_games() -> tuple[dict[str, Any], ...]:
     """The 400 fixed games: ``lexicon`` (sorted tuple), ``first`` (0 agent, 1 opponent), ``opener``."""
     raw = json.loads(gzip.decompress(asset_path("word_chain", "games.json.gz").read_bytes()))
-    return tuple(
-        {"lexicon": tuple(g["lexicon"]), "first": g["first"], "opener": g["opener"]} for g in raw["games"]
-    )
+    return tuple({"lexicon": tuple(g["lexicon"]), "first": g["first"], "opener": g["opener"]} for g in raw["games"])
 
 
 def draw_game(rng: Any, lexicon_size: int) -> dict[str, Any]:
@@ -280,7 +199,89 @@ def draw_game(rng: Any, lexicon_size: int) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- the env
 class WordChainEnv(TextPuzzleEnv):
-    format_hint = FORMAT_HINT
+    """Word Chaining (Multi-Turn Puzzles, section 2.1 and appendix A.4): the single-agent view.
+
+    Description:
+        Two players take turns saying words from a list of 500 allowed words; each word must
+        start with the last letter of the previous word and must not have been said before.
+        Saying a word that is not on the list, breaks the first-letter rule or repeats a word is
+        an immediate loss. The game ends without a loss when the player to move has no legal
+        word left or when the turn cap is reached. In this view the agent plays against a
+        built-in opponent policy (default: a uniformly random legal word, drawn with
+        ``self.np_random``); the two-player game is the PettingZoo AEC env
+        ``mtp_gym.word_chain_v0`` (``mtp_gym/multiagent/word_chain.py``), on the same rules.
+
+    Prompt Format:
+        The paper's appendix A.4 prompt, word for word, with the allowed words sorted and
+        separated by ", ". When the opponent moves first, the instructions end with
+        ``I'll start with 'word'.``; every opponent move is ``Ok, my word is: 'word'.`` (the
+        paper's wording).
+
+    Action Format:
+        The chosen word in single quotes (``Okay, I'll start with 'encirclement'``), tolerant of
+        reasoning around it, of case, and of double or curly quotes. The LAST quoted token of
+        two or more characters is the move (a quoted single letter such as ``'z'`` is taken as
+        talk about a letter, not as a move). A reply with no such quoted token is a format
+        error: re-prompt, no turn spent, nothing changes. A quoted token that is not an allowed
+        word (misspelt, invented, or with digits or hyphens) IS a move, and a losing one: the
+        paper's rule "select a word that isn't on the list, you lose". Surrounding punctuation
+        inside the quotes (``'topaz.'``) is stripped first.
+
+    Observation Space:
+        ``Text`` over printable ASCII: the instructions at reset, then the opponent's reply
+        (or the verdict that ended the game).
+
+    Rewards:
+        0 per step; the terminal reward is the score: 1 if the episode ends without a loss by
+        the agent (the paper's success rate), 0 after a violation or ``max_format_errors``
+        consecutive format errors.
+
+    Starting State:
+        Benchmark configuration ``i`` (400) is game ``i`` of ``assets/word_chain/games.json.gz``:
+        500 words drawn without replacement from the shipped SCOWL list (``scowl_words()``:
+        SCOWL sizes 10, 20 and 35, english + american, all-lowercase words of 3-10 letters,
+        33,777 words; the paper names SCOWL without a size, its example 'encirclement' is size
+        50), the player who moves first (fair coin; 180 agent, 220 opponent) and, when the
+        opponent starts, its opening word (drawn among the words that leave a legal reply).
+        Rebuilt by ``assets/scripts/build_word_chain.py``. Generated configurations draw the
+        same three things from ``scowl_words()`` with ``self.np_random``.
+
+    Episode End:
+        Terminated: agent violation (outcome ``failure``, score 0); opponent violation (a
+        custom opponent may make one, or forfeit after ``max_format_errors`` replies without a
+        quoted word; ``success``, 1); the player to move has no legal word (``success``, 1);
+        ``max_format_errors`` consecutive agent format errors (``format_error``, 0).
+        Truncated: the turn cap, reached when
+        each player has said ``max_turns`` words (the agent's ``max_turns``-th word, answered
+        by the opponent if the agent started): outcome ``success``, score 1 (the paper's
+        "ends without loss"). ``info["turn"]`` counts the agent's words.
+
+    Information:
+        The common keys, plus ``legal_moves`` (the agent's legal words now, sorted; empty once
+        the game is over), ``used_words`` (sorted) and ``chain`` (every word said, in order).
+        ``feedback``: ``word`` (the agent's move), ``violation`` (``None`` |
+        ``"not_in_list"`` | ``"wrong_first_letter"`` | ``"repeat"``, checked in that order),
+        ``opponent_word`` (its reply or ``None``), ``opponent_violation``, ``dead_end`` (the
+        letter nobody could continue, or ``None``); on a format error ``error``. ``hidden``:
+        ``opponent`` (its name), ``opponent_plan`` (the opponent policy's ``plan()`` dict when
+        it has one, e.g. the oracle's game value; ``None`` for the random opponent, which plans
+        nothing), ``agent_starts`` (bool).
+
+    Arguments:
+        ``opponent`` (``"random"`` or any policy with ``reset(seed)`` and ``act(observation,
+        info) -> str``, e.g. ``mtp_gym.agents.make_agent("oracle", "MTP/WordChain-v0")``; it sees what
+        a player sees: its own observations and ``info`` with ``legal_moves``, ``used_words``,
+        ``chain``, ``max_turns``), ``lexicon_size`` (500; other sizes have no benchmark
+        split), ``max_turns`` (20, words per player), ``configs`` (``None`` |
+        ``"benchmark"`` | ``"generated"``), ``max_format_errors`` (3), ``render_mode``
+        (``None`` | ``"ansi"`` | ``"human"``). Only the paper's rules are implemented: a
+        player with no legal word does not lose. (The classic "stuck player loses" rule is
+        left out: exact play under it does not scale to 500 words and a 40-word cap, see
+        ``agents/oracles/word_chain.py``.)
+
+    Version History:
+        v0: initial release.
+    """
 
     def __init__(
         self,
@@ -302,7 +303,11 @@ class WordChainEnv(TextPuzzleEnv):
                 f"opponent={opponent!r} is not supported; allowed: {BUILTIN_OPPONENTS} "
                 "or a policy with reset(seed) and act(observation, info)"
             )
-        if isinstance(lexicon_size, bool) or not isinstance(lexicon_size, int) or not 2 <= lexicon_size <= len(scowl_words()):
+        if (
+            isinstance(lexicon_size, bool)
+            or not isinstance(lexicon_size, int)
+            or not 2 <= lexicon_size <= len(scowl_words())
+        ):
             raise ValueError(f"lexicon_size must be an int in [2, {len(scowl_words())}], got {lexicon_size!r}")
         self.opponent = opponent
         self.lexicon_size = lexicon_size
@@ -344,6 +349,9 @@ class WordChainEnv(TextPuzzleEnv):
         if self._config["first"] == 1:
             text += "\n\n" + OPENING.format(word=self._config["opener"])
         return text
+
+    def _format_hint(self) -> str:
+        return FORMAT_HINT
 
     def _parse(self, action: str) -> str:
         word = parse_word(action)

@@ -1,55 +1,6 @@
 """Word Guess (Multi-Turn Puzzles, section 2.1 and appendix A.4).
 
-Description:
-    The agent guesses a secret word from a vocabulary shown in the instructions and receives
-    Wordle-style feedback after every attempt: green (right letter, right place), yellow
-    (letter elsewhere in the word), grey (not in the word). Repeated letters are coloured the
-    way Wordle does: greens first, then yellows left to right while unmatched copies of the
-    letter remain in the secret, the rest grey (so SPARK/PROOF gives "yellow, yellow, grey,
-    grey, grey", the paper's example).
-
-Prompt Format:
-    The paper's appendix A.4 prompt, word for word, with the vocabulary as upper-case words
-    separated by ", ". Each reply is the feedback line, e.g. ``green, grey, grey, grey, yellow``.
-
-Action Format:
-    ``<attempt>WORD</attempt>`` anywhere in the reply (last tag wins), any case. A missing
-    tag or a tag that does not hold a single word of letters is a format error: re-prompt,
-    no turn spent. A word of letters that is not in the vocabulary costs the turn and the
-    reply says so (the SPEC's rule).
-
-Observation Space:
-    ``Text`` over printable ASCII; the instructions at reset, then the feedback.
-
-Rewards:
-    0 per step; at the end the score: ``1 - (n - 1) / (max_turns - 1)`` for a solve in ``n``
-    attempts, 0 if unsolved.
-
-Starting State:
-    A vocabulary and a secret word: benchmark configuration ``i`` is word ``i % 40`` of
-    vocabulary ``i // 40`` (10 disjoint vocabularies of 40 five-letter words, 400
-    configurations, built from SCOWL sizes 10-20 by ``assets/scripts/build_word_lists.py``).
-    Generated configurations draw ``vocab_size`` words of ``word_length`` letters from SCOWL
-    sizes <= 35 with ``self.np_random``, leaving out the 400 benchmark words.
-
-Episode End:
-    Terminated on a correct guess (outcome ``success``) or after ``max_format_errors``
-    consecutive format errors (``format_error``); truncated when ``max_turns`` attempts are
-    spent (``timeout``, score 0).
-
-Information:
-    The common keys. ``feedback``: ``guess``, ``in_vocabulary``, ``colors`` (tuple of
-    ``"green"/"yellow"/"grey"``, ``None`` outside the vocabulary), ``solved``; on a format
-    error ``error``. ``hidden``: ``secret``, ``vocabulary`` (tuple), ``vocabulary_id``
-    (benchmark vocabulary index or ``None``).
-
-Arguments:
-    ``vocab_size`` (40), ``word_length`` (5, 3-10), ``max_turns`` (40), ``configs``
-    (``None`` | ``"benchmark"`` | ``"generated"``), ``max_format_errors`` (3),
-    ``render_mode`` (``None`` | ``"ansi"`` | ``"human"``).
-
-Version History:
-    v0: initial release.
+The env class :class:`WordGuessEnv` carries the documentation (Gymnasium headings).
 """
 
 from __future__ import annotations
@@ -136,13 +87,63 @@ def benchmark_vocabularies() -> tuple[tuple[str, ...], ...]:
 def generation_pool(word_length: int) -> tuple[str, ...]:
     """Upper-case SCOWL words of ``word_length`` letters, benchmark words left out."""
     bench = {w for v in benchmark_vocabularies() for w in v}
-    return tuple(
-        u for w in scowl_words() if len(w) == word_length and (u := w.upper()) not in bench
-    )
+    return tuple(u for w in scowl_words() if len(w) == word_length and (u := w.upper()) not in bench)
 
 
 class WordGuessEnv(TextPuzzleEnv):
-    format_hint = "Reply with one word from the vocabulary as <attempt>WORD</attempt>."
+    """Word Guess (Multi-Turn Puzzles, section 2.1 and appendix A.4).
+
+    Description:
+        The agent guesses a secret word from a vocabulary shown in the instructions and receives
+        Wordle-style feedback after every attempt: green (right letter, right place), yellow
+        (letter elsewhere in the word), grey (not in the word). Repeated letters are coloured the
+        way Wordle does: greens first, then yellows left to right while unmatched copies of the
+        letter remain in the secret, the rest grey (so SPARK/PROOF gives "yellow, yellow, grey,
+        grey, grey", the paper's example).
+
+    Prompt Format:
+        The paper's appendix A.4 prompt, word for word, with the vocabulary as upper-case words
+        separated by ", ". Each reply is the feedback line, e.g. ``green, grey, grey, grey, yellow``.
+
+    Action Format:
+        ``<attempt>WORD</attempt>`` anywhere in the reply (last tag wins), any case. A missing
+        tag or a tag that does not hold a single word of letters is a format error: re-prompt,
+        no turn spent. A word of letters that is not in the vocabulary costs the turn and the
+        reply says so.
+
+    Observation Space:
+        ``Text`` over printable ASCII; the instructions at reset, then the feedback.
+
+    Rewards:
+        0 per step; at the end the score: ``1 - (n - 1) / (max_turns - 1)`` for a solve in ``n``
+        attempts, 0 if unsolved.
+
+    Starting State:
+        A vocabulary and a secret word: benchmark configuration ``i`` is word ``i % 40`` of
+        vocabulary ``i // 40`` (10 disjoint vocabularies of 40 five-letter words, 400
+        configurations, built from SCOWL sizes 10-20 by ``assets/scripts/build_word_lists.py``).
+        Generated configurations draw ``vocab_size`` words of ``word_length`` letters from SCOWL
+        sizes <= 35 with ``self.np_random``, leaving out the 400 benchmark words.
+
+    Episode End:
+        Terminated on a correct guess (outcome ``success``) or after ``max_format_errors``
+        consecutive format errors (``format_error``); truncated when ``max_turns`` attempts are
+        spent (``timeout``, score 0).
+
+    Information:
+        The common keys. ``feedback``: ``guess``, ``in_vocabulary``, ``colors`` (tuple of
+        ``"green"/"yellow"/"grey"``, ``None`` outside the vocabulary), ``solved``; on a format
+        error ``error``. ``hidden``: ``secret``, ``vocabulary`` (tuple), ``vocabulary_id``
+        (benchmark vocabulary index or ``None``).
+
+    Arguments:
+        ``vocab_size`` (40), ``word_length`` (5, 3-10), ``max_turns`` (40), ``configs``
+        (``None`` | ``"benchmark"`` | ``"generated"``), ``max_format_errors`` (3),
+        ``render_mode`` (``None`` | ``"ansi"`` | ``"human"``).
+
+    Version History:
+        v0: initial release.
+    """
 
     def __init__(
         self,
@@ -153,8 +154,10 @@ class WordGuessEnv(TextPuzzleEnv):
         max_format_errors: int = 3,
         render_mode: str | None = None,
     ) -> None:
-        if isinstance(word_length, bool) or not isinstance(word_length, int) or not (
-            MIN_WORD_LENGTH <= word_length <= MAX_WORD_LENGTH
+        if (
+            isinstance(word_length, bool)
+            or not isinstance(word_length, int)
+            or not (MIN_WORD_LENGTH <= word_length <= MAX_WORD_LENGTH)
         ):
             raise ValueError(
                 f"word_length must be an int in [{MIN_WORD_LENGTH}, {MAX_WORD_LENGTH}], got {word_length!r}"
@@ -214,6 +217,9 @@ class WordGuessEnv(TextPuzzleEnv):
 
     def _instructions(self) -> str:
         return INSTRUCTIONS.format(vocab=", ".join(self._vocab))
+
+    def _format_hint(self) -> str:
+        return "Reply with one word from the vocabulary as <attempt>WORD</attempt>."
 
     def _parse(self, action: str) -> str:
         content = extract_tag(action, "attempt")

@@ -16,20 +16,30 @@ import os
 import re
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 import mtp_gym  # noqa: F401  (registers the ids)
 from mtp_gym.core import check_int
-from mtp_gym.eval.log import RunLog
 from mtp_gym.episode import INFRA_ERROR, run_episode
+from mtp_gym.eval.log import RunLog
 
-__all__ = ["AgentConfig", "run_eval", "select_configs", "play_config", "bounded_map", "EXECUTORS", "BACKENDS", "BackendUnavailable"]
+__all__ = [
+    "AgentConfig",
+    "run_eval",
+    "select_configs",
+    "play_config",
+    "bounded_map",
+    "EXECUTORS",
+    "BACKENDS",
+    "BackendUnavailable",
+]
 
 EXECUTORS = ("auto", "thread", "process")
 BACKENDS = ("local", "ray")
@@ -191,7 +201,10 @@ def _forwarded_env(agent_config: AgentConfig) -> dict[str, str]:
     ``runtime_env``, which whoever can read the cluster's job metadata can see.
     """
     names = set()
-    for spec, kwargs in ((agent_config.spec, agent_config.kwargs), (agent_config.finisher, agent_config.finisher_kwargs)):
+    for spec, kwargs in (
+        (agent_config.spec, agent_config.kwargs),
+        (agent_config.finisher, agent_config.finisher_kwargs),
+    ):
         if spec and spec.startswith("openai:"):
             names |= {"OPENAI_BASE_URL", kwargs.get("api_key_env", "OPENAI_API_KEY")}
     return {n: os.environ[n] for n in sorted(names) if n in os.environ}
@@ -339,7 +352,9 @@ def run_eval(
         for config_id in select_configs(split, total) if ids is None else ids:
             (finished if (env_id, config_id) in done else tasks).append((env_id, config_id))
     finished_set = set(finished)
-    finished_records = [r for r in log.records if (r["env_id"], r["config_id"]) in finished_set and r["outcome"] != INFRA_ERROR]
+    finished_records = [
+        r for r in log.records if (r["env_id"], r["config_id"]) in finished_set and r["outcome"] != INFRA_ERROR
+    ]
     bar = _Progress(len(tasks) + len(finished), finished_records, agent_config.label, progress)
     pool = None if backend == "ray" else _executor(executor, workers, agent_config)
 

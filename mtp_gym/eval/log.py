@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 __all__ = ["RunLog", "ConfigMismatch", "read_episodes", "to_jsonable", "LOG_NAME", "CONFIG_NAME"]
 
@@ -114,7 +115,7 @@ class RunLog:
             os.close(self._fd)
             self._fd = -1
 
-    def __enter__(self) -> "RunLog":
+    def __enter__(self) -> RunLog:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -18,9 +18,10 @@ from __future__ import annotations
 import csv
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from mtp_gym.eval.log import CONFIG_NAME, LOG_NAME, latest, read_episodes
 
@@ -30,9 +31,23 @@ BASELINES = ("random", "oracle")
 ATTRIBUTION = ("failure", "format_error", "timeout")
 
 COLUMNS = (
-    "env", "agent", "episodes", "mean_score", "ci95", "success_rate", "mean_turns", "mean_turns_success",
-    "efficiency", "format_errors", "failure", "format_error", "timeout", "infra_errors",
-    "prompt_tokens", "completion_tokens", "cost",
+    "env",
+    "agent",
+    "episodes",
+    "mean_score",
+    "ci95",
+    "success_rate",
+    "mean_turns",
+    "mean_turns_success",
+    "efficiency",
+    "format_errors",
+    "failure",
+    "format_error",
+    "timeout",
+    "infra_errors",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost",
 )
 
 
@@ -135,7 +150,10 @@ def compute_rows(records: list[dict[str, Any]], prices: dict[str, tuple[float, f
         cost = None
         if agent in prices:
             p_in, p_out = prices[agent]
-            cost = sum(r.get("prompt_tokens", 0) * p_in + r.get("completion_tokens", 0) * p_out for r in recs + infra) / 1e6
+            cost = (
+                sum(r.get("prompt_tokens", 0) * p_in + r.get("completion_tokens", 0) * p_out for r in recs + infra)
+                / 1e6
+            )
         rows.append(
             Row(
                 env=env,
@@ -214,7 +232,11 @@ def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
             f"| {_fmt(r.failure, True)} | {_fmt(r.format_error, True)} | {_fmt(r.timeout, True)} | {r.infra_errors} "
             f"| {r.prompt_tokens:.0f} / {r.completion_tokens:.0f} | {_cost(r.cost)} |"
         )
-    lines += ["", "| agent | tasks | macro score | macro success % | macro turns | cost $ |", "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| agent | tasks | macro score | macro success % | macro turns | cost $ |",
+        "|---|---|---|---|---|---|",
+    ]
     for m in macro:
         lines.append(
             f"| {m['agent']} | {m['tasks']} | {_fmt(m['mean_score'])} | {_fmt(m['success_rate'], True)} "
@@ -268,7 +290,7 @@ def plot_turns(rows: list[Row], path: Path) -> None:
     ncols = min(4, max(1, len(envs)))
     nrows = math.ceil(len(envs) / ncols) or 1
     fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 3.4 * nrows), squeeze=False)
-    for ax in axes.flat[len(envs):]:
+    for ax in axes.flat[len(envs) :]:
         ax.set_visible(False)
     for ax, env in zip(axes.flat, envs):
         rs = [r for r in rows if r.env == env and r.turns]

@@ -1,15 +1,17 @@
 """The runner: one policy, one env, a list of benchmark configurations.
 
 :func:`evaluate` plays a list of configurations in-process through
-:func:`mtp_gym.episode.run_episode` (an :class:`mtp_gym.episode.InfrastructureError` from the
-policy ends an episode with outcome ``"infra_error"``, which :func:`summarize` leaves out). The ``mtp-gym eval`` harness
-(:mod:`mtp_gym.eval.harness`) adds concurrency, the JSONL log and resuming on top.
+:func:`mtp_gym.episode.run_episode` (an :class:`mtp_gym.episode.InfrastructureError` from
+the policy ends an episode with outcome ``"infra_error"``, which :func:`summarize` leaves
+out). The ``mtp-gym eval`` harness (:mod:`mtp_gym.eval.harness`) adds concurrency, the JSONL
+log and resuming on top.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import gymnasium as gym
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Iterable, Sequence
 from functools import cached_property
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -40,15 +40,29 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar, Hashable, Iterable, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
 from mtp_gym.core import InvalidAction
+from mtp_gym.parsing import last_match
 
-__all__ = ["QuerySpec", "Game", "Evidence", "config_rng", "parse_action", "answer_items", "answer_ints", "answer_subset", "answer_number", "STRUCTURES", "INFERENCES"]
+__all__ = [
+    "QuerySpec",
+    "Game",
+    "Evidence",
+    "config_rng",
+    "parse_action",
+    "answer_items",
+    "answer_ints",
+    "answer_subset",
+    "answer_number",
+    "STRUCTURES",
+    "INFERENCES",
+]
 
 STRUCTURES = ("set", "sequence", "tree", "graph")
 INFERENCES = ("deductive", "inductive", "abductive")
@@ -57,9 +71,7 @@ LEVELS = (1, 2, 3, 4, 5)
 #: ``(query name, args tuple, answer value)``: one observation of the evidence pool.
 Evidence = tuple[str, tuple, Hashable]
 
-_ACTION_RE = re.compile(
-    r"<\s*(query_[a-z0-9_]+|answer)\s*>(.*?)<\s*/\s*\1\s*>", re.IGNORECASE | re.DOTALL
-)
+_ACTION_RE = re.compile(r"<\s*(query_[a-z0-9_]+|answer)\s*>(.*?)<\s*/\s*\1\s*>", re.IGNORECASE | re.DOTALL)
 _OPEN_RE = re.compile(r"<\s*(query_[a-z0-9_]*|answer)\b", re.IGNORECASE)
 
 
@@ -89,7 +101,6 @@ def config_rng(game_name: str, level: int, index: int) -> np.random.Generator:
     return np.random.default_rng([zlib.crc32(game_name.encode()), level, index])
 
 
-
 def answer_items(text: str) -> list[str]:
     """The comma- or space-separated items of an ``<answer>`` (enclosing brackets and a final
     period stripped)."""
@@ -105,7 +116,6 @@ def answer_ints(text: str, answer_format: str) -> list[int]:
         raise InvalidAction(f"the answer {text[:60]!r} is not a list of numbers; submit as {answer_format}.") from None
 
 
-
 def answer_number(text: str, choices: Iterable[int], message: str) -> int:
     """The one number in an ``<answer>`` ("4", "node 4."); none, several, or one not among
     ``choices`` is an ``InvalidAction(message)``."""
@@ -113,6 +123,7 @@ def answer_number(text: str, choices: Iterable[int], message: str) -> int:
     if len(numbers) != 1 or int(numbers[0]) not in choices:
         raise InvalidAction(message)
     return int(numbers[0])
+
 
 def answer_subset(text: str, answer_format: str, k: int, low: int, high: int, message: str) -> tuple[int, ...]:
     """Exactly ``k`` distinct integers from ``low..high`` (``answer_ints``), sorted; a repeat,
@@ -123,15 +134,14 @@ def answer_subset(text: str, answer_format: str, k: int, low: int, high: int, me
         raise InvalidAction(message)
     return out
 
+
 def parse_action(text: str) -> tuple[str, str]:
     """``("query", NAME)`` / ``("answer", "")`` kind and the raw content of the LAST tag.
 
     Returns ``(tag, content)`` where ``tag`` is ``"answer"`` or ``"query_NAME"`` (lower case).
     Raises :class:`InvalidAction` when no complete tag is present.
     """
-    found = None
-    for found in _ACTION_RE.finditer(text):
-        pass
+    found = last_match(_ACTION_RE, text)
     if found is None:
         if _OPEN_RE.search(text):
             raise InvalidAction("a <query_NAME> or <answer> tag is not closed.")
@@ -200,14 +210,14 @@ class Game:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def generate(cls, level: int, rng: np.random.Generator, **kwargs: Any) -> "Game":
+    def generate(cls, level: int, rng: np.random.Generator, **kwargs: Any) -> Game:
         """A new instance: public part, then hidden state, both drawn from ``rng``."""
         game = cls(level, cls.sample_public(level, rng), None, **kwargs)
         game.hidden = game.sample_hidden(rng)
         return game
 
     @classmethod
-    def benchmark(cls, level: int, index: int, **kwargs: Any) -> "Game":
+    def benchmark(cls, level: int, index: int, **kwargs: Any) -> Game:
         """Benchmark configuration ``index`` of ``level`` (fixed seeds, see :func:`config_rng`;
         drawn once per process, so resetting to a configuration again costs no generation)."""
         public, hidden = _benchmark_draw(cls, level, index)
@@ -232,15 +242,14 @@ class Game:
         states = self.candidate_states()
         return states[int(rng.integers(len(states)))]
 
-    def sample_consistent(
-        self, evidence: Sequence[Evidence], rng: np.random.Generator, n: int
-    ) -> list[Any]:
+    def sample_consistent(self, evidence: Sequence[Evidence], rng: np.random.Generator, n: int) -> list[Any]:
         """Up to ``n`` distinct hidden states that agree with every ``(query, args, answer)``.
 
         Default: filter ``candidate_states`` (enumerable games), else rejection-sample
         ``sample_hidden`` (``200 * n`` draws). A game with a huge space overrides this with
         a generator that builds consistent states directly.
         """
+
         def fits(s: Any) -> bool:
             return all(self.respond(s, q, a) == v for q, a, v in evidence)
 
@@ -294,8 +303,7 @@ class Game:
         fields = {**self.params, **self.public, **self.vocab, **self.rules_fields()}
         fields["budget"] = self.budget(self.level)
         fields["query_formats"] = "\n".join(
-            f"  {q.example(self.example_args(q.name))}  {q.help.format(**fields)}".rstrip()
-            for q in self.queries
+            f"  {q.example(self.example_args(q.name))}  {q.help.format(**fields)}".rstrip() for q in self.queries
         )
         fields["answer_format"] = self.answer_format
         return self.rules_template.format(**fields)

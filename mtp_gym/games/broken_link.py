@@ -19,13 +19,23 @@ non-empty cut-off set (the outcome shown); the hidden cause is then drawn unifor
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import lru_cache
 from itertools import combinations
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 
-from mtp_gym.games._graph import ShownGraphGame, Edge, adjacency, all_pairs, bfs_distances, format_edges, parse_edges, random_connected_graph
+from mtp_gym.games._graph import (
+    Edge,
+    ShownGraphGame,
+    adjacency,
+    all_pairs,
+    bfs_distances,
+    format_edges,
+    parse_edges,
+    random_connected_graph,
+)
 from mtp_gym.games.base import QuerySpec
 
 HUB = 1
@@ -67,7 +77,9 @@ class BrokenLink(ShownGraphGame):
     )
     budgets = (8, 10, 12, 13, 15)
     queries = (
-        QuerySpec("working", (int, int), "is the {link} between these two {nodes} still working (smaller number first)?"),
+        QuerySpec(
+            "working", (int, int), "is the {link} between these two {nodes} still working (smaller number first)?"
+        ),
         QuerySpec("reach", (int, int), "can these two {nodes} still reach each other (smaller number first)?"),
     )
     vocabulary = {

@@ -16,9 +16,10 @@ and the menu: 6, 13, 23, 33, 46 distinct rules.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import cache
 from math import gcd
-from typing import Any, Hashable
+from typing import Any
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games._graph import all_pairs, parse_ints
@@ -30,24 +31,50 @@ Rule = tuple  # ("diff", 3), ("sum_mod", 4, 1), ("divides",)
 FAMILIES: dict[str, tuple[int, str, Any]] = {
     "diff": (1, "diff K: {linked} when the numbers differ by exactly K", lambda a, b, k: b - a == k),
     "within": (1, "within K: {linked} when the numbers differ by at most K", lambda a, b, k: b - a <= k),
-    "same_mod": (1, "same_mod K: {linked} when both numbers leave the same remainder when divided by K",
-                 lambda a, b, k: a % k == b % k),
-    "sum_mod": (2, "sum_mod K R: {linked} when the sum of the numbers leaves remainder R when divided by K",
-                lambda a, b, k, r: (a + b) % k == r),
+    "same_mod": (
+        1,
+        "same_mod K: {linked} when both numbers leave the same remainder when divided by K",
+        lambda a, b, k: a % k == b % k,
+    ),
+    "sum_mod": (
+        2,
+        "sum_mod K R: {linked} when the sum of the numbers leaves remainder R when divided by K",
+        lambda a, b, k, r: (a + b) % k == r,
+    ),
     "divides": (0, "divides: {linked} when the smaller number divides the larger one", lambda a, b: b % a == 0),
     "coprime": (0, "coprime: {linked} when the numbers have no common divisor above 1", lambda a, b: gcd(a, b) == 1),
     "sum_is": (1, "sum_is S: {linked} when the numbers add up to exactly S", lambda a, b, s: a + b == s),
-    "both_mult": (1, "both_mult K: {linked} when both numbers are multiples of K", lambda a, b, k: a % k == 0 and b % k == 0),
+    "both_mult": (
+        1,
+        "both_mult K: {linked} when both numbers are multiples of K",
+        lambda a, b, k: a % k == 0 and b % k == 0,
+    ),
     "sum_above": (1, "sum_above S: {linked} when the sum of the numbers is greater than S", lambda a, b, s: a + b > s),
 }
 
 
 def _level(
-    n: int, diff: int, within: int, mod: int, sum_mod: int, mult: int,
-    extra: tuple[str, ...], sum_is: tuple[int, ...], sums: tuple[int, ...],
+    n: int,
+    diff: int,
+    within: int,
+    mod: int,
+    sum_mod: int,
+    mult: int,
+    extra: tuple[str, ...],
+    sum_is: tuple[int, ...],
+    sums: tuple[int, ...],
 ) -> dict[str, Any]:
-    return {"N": n, "diff": diff, "within": within, "mod": mod, "sum_mod": sum_mod, "mult": mult,
-            "extra": extra, "sum_is": sum_is, "sums": sums}
+    return {
+        "N": n,
+        "diff": diff,
+        "within": within,
+        "mod": mod,
+        "sum_mod": sum_mod,
+        "mult": mult,
+        "extra": extra,
+        "sum_is": sum_is,
+        "sums": sums,
+    }
 
 
 def menu(params: dict[str, Any]) -> list[Rule]:
@@ -97,9 +124,7 @@ class ConnectionRule(Game):
         _level(15, 7, 6, 6, 5, 4, ("divides", "coprime"), (10, 12, 14, 16, 18), (14, 16, 18, 20, 22, 24)),
     )
     budgets = (7, 8, 9, 10, 12)
-    queries = (
-        QuerySpec("linked", (int, int), "are these two {nodes} {linked} (smaller number first)?"),
-    )
+    queries = (QuerySpec("linked", (int, int), "are these two {nodes} {linked} (smaller number first)?"),)
     vocabulary = {"node": "node", "nodes": "nodes", "linked": "linked", "rule": "rule", "network": "network"}
     rules_template = (
         "A {network} has the {nodes} numbered 1 to {N}. A hidden {rule} decides which pairs of "
@@ -146,7 +171,9 @@ class ConnectionRule(Game):
         words = text.strip(" .'\"").lower().replace("-", "_").split()
         name = words[0] if words else ""
         if name not in FAMILIES:
-            raise InvalidAction(f"unknown {self.vocab['rule']} {name[:30]!r}; submit one of the listed names, as {self.answer_format}.")
+            raise InvalidAction(
+                f"unknown {self.vocab['rule']} {name[:30]!r}; submit one of the listed names, as {self.answer_format}."
+            )
         numbers = parse_ints(" ".join(words[1:]))
         if len(numbers) != FAMILIES[name][0]:
             raise InvalidAction(f"{name} takes {FAMILIES[name][0]} number(s); submit as {self.answer_format}.")

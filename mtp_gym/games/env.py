@@ -1,66 +1,13 @@
 """One generic Gymnasium env for every hidden-state query game (interactive reasoning paper).
 
-Description:
-    Algorithm 1 of the paper: the env instantiates a :class:`~mtp_gym.games.base.Game` from a
-    configuration and a difficulty level, shows its rules, answers queries and checks the
-    final answer. Each game is registered as ``MTP/<GameName>-v0`` with this class as entry
-    point and the game class as the ``game`` kwarg (see ``mtp_gym/registration.py``).
-
-Prompt Format:
-    The game's rules (``Game.rules()``): objective, the public part of the configuration, one
-    example per query, the answer format and the turn budget. A query reply is
-    ``<query_NAME>args</query_NAME>: VALUE`` (Yes/No, a number, ...).
-
-Action Format:
-    ``<query_NAME>arg1, arg2</query_NAME>`` or ``<answer>...</answer>`` anywhere in the reply;
-    the last complete tag wins; tag names are case-insensitive. A missing tag, an unknown
-    query, wrong argument count/type, an illegal argument or an unparseable answer is a
-    format error: re-prompt, no turn spent, state untouched. Deviation from the paper
-    (which stops at the first format error): the episode ends with ``format_error`` after
-    ``max_format_errors`` consecutive errors (default 3, the SPEC's rule); pass
-    ``max_format_errors=1`` for the paper's protocol.
-
-Observation Space:
-    ``Text`` over printable ASCII.
-
-Rewards:
-    0 per step; terminal reward = score = 1.0 for a correct answer, else 0.0.
-
-Starting State:
-    Benchmark split: ``configs_per_level`` (20) configurations per game and level, instance
-    ``i`` drawn by the game from ``config_rng(name, level, i)`` (fixed seeds). ``configs=
-    "generated"`` draws a fresh instance from ``self.np_random``.
-
-Episode End:
-    An ``<answer>`` ends the episode (``success`` if right, else ``failure``); the turn budget
-    (``Game.budgets[level-1]`` unless ``max_turns`` is given; queries and the answer all
-    count) truncates with ``timeout``; ``max_format_errors`` consecutive format errors end it
-    with ``format_error``.
-
-Information:
-    The common keys, plus ``game`` (public, seen by agents): ``name``, ``structure``,
-    ``inference``, ``level``, ``public``. ``feedback`` after a query: ``query``, ``args``
-    (tuple), ``answer`` (the value, yes/no as 1/0: ``feedback_value``); after an answer:
-    ``submitted`` (parsed), ``correct``; on a format error: ``error``. Probes that alter an
-    answer must alter ``feedback["answer"]`` too, and announce a correction as
-    ``feedback["corrections"] = [{"query", "args", "answer"}]``. ``hidden``: ``state`` (the
-    hidden state), ``target`` (the right answer text), ``public``, ``level``.
-
-Arguments:
-    ``game`` (a ``Game`` subclass or ``"module:Class"``), ``difficulty`` (1-5, default 3),
-    ``max_turns`` (``None``: the game's budget for the level), ``configs`` (``None`` |
-    ``"benchmark"`` | ``"generated"``), ``configs_per_level`` (20), ``vocabulary`` (override
-    of the game's entity nouns, for isomorphic rewrites), ``max_format_errors`` (3),
-    ``render_mode``.
-
-Version History:
-    v0: initial release.
+The env class :class:`GameEnv` carries the documentation (Gymnasium headings).
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
 from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
 from mtp_gym.games.base import LEVELS, Game, parse_action
@@ -89,9 +36,64 @@ def feedback_value(answer: Hashable) -> Hashable:
 
 
 class GameEnv(TextPuzzleEnv):
-    """Any :class:`Game` as a text env (see the module docstring)."""
+    """One generic Gymnasium env for every hidden-state query game (interactive reasoning paper).
 
-    format_hint = "Reply with one <query_NAME>args</query_NAME> or <answer>...</answer>."
+    Description:
+        Algorithm 1 of the paper: the env instantiates a :class:`~mtp_gym.games.base.Game` from a
+        configuration and a difficulty level, shows its rules, answers queries and checks the
+        final answer. Each game is registered as ``MTP/<GameName>-v0`` with this class as entry
+        point and the game class as the ``game`` kwarg (see ``mtp_gym/registration.py``).
+
+    Prompt Format:
+        The game's rules (``Game.rules()``): objective, the public part of the configuration, one
+        example per query, the answer format and the turn budget. A query reply is
+        ``<query_NAME>args</query_NAME>: VALUE`` (Yes/No, a number, ...).
+
+    Action Format:
+        ``<query_NAME>arg1, arg2</query_NAME>`` or ``<answer>...</answer>`` anywhere in the reply;
+        the last complete tag wins; tag names are case-insensitive. A missing tag, an unknown
+        query, wrong argument count/type, an illegal argument or an unparseable answer is a
+        format error: re-prompt, no turn spent, state untouched. Deviation from the paper
+        (which stops at the first format error): the episode ends with ``format_error`` after
+        ``max_format_errors`` consecutive errors (default 3, as TurnBench retries); pass
+        ``max_format_errors=1`` for the paper's protocol.
+
+    Observation Space:
+        ``Text`` over printable ASCII.
+
+    Rewards:
+        0 per step; terminal reward = score = 1.0 for a correct answer, else 0.0.
+
+    Starting State:
+        Benchmark split: ``configs_per_level`` (20) configurations per game and level, instance
+        ``i`` drawn by the game from ``config_rng(name, level, i)`` (fixed seeds). ``configs=
+        "generated"`` draws a fresh instance from ``self.np_random``.
+
+    Episode End:
+        An ``<answer>`` ends the episode (``success`` if right, else ``failure``); the turn budget
+        (``Game.budgets[level-1]`` unless ``max_turns`` is given; queries and the answer all
+        count) truncates with ``timeout``; ``max_format_errors`` consecutive format errors end it
+        with ``format_error``.
+
+    Information:
+        The common keys, plus ``game`` (public, seen by agents): ``name``, ``structure``,
+        ``inference``, ``level``, ``public``. ``feedback`` after a query: ``query``, ``args``
+        (tuple), ``answer`` (the value, yes/no as 1/0: ``feedback_value``); after an answer:
+        ``submitted`` (parsed), ``correct``; on a format error: ``error``. Probes that alter an
+        answer must alter ``feedback["answer"]`` too, and announce a correction as
+        ``feedback["corrections"] = [{"query", "args", "answer"}]``. ``hidden``: ``state`` (the
+        hidden state), ``target`` (the right answer text), ``public``, ``level``.
+
+    Arguments:
+        ``game`` (a ``Game`` subclass or ``"module:Class"``), ``difficulty`` (1-5, default 3),
+        ``max_turns`` (``None``: the game's budget for the level), ``configs`` (``None`` |
+        ``"benchmark"`` | ``"generated"``), ``configs_per_level`` (20), ``vocabulary`` (override
+        of the game's entity nouns, for isomorphic rewrites), ``max_format_errors`` (3),
+        ``render_mode``.
+
+    Version History:
+        v0: initial release.
+    """
 
     def __init__(
         self,
@@ -133,13 +135,16 @@ class GameEnv(TextPuzzleEnv):
     def _instructions(self) -> str:
         return self.game.rules()
 
+    def _format_hint(self) -> str:
+        return "Reply with one <query_NAME>args</query_NAME> or <answer>...</answer>."
+
     def _parse(self, action: str) -> tuple[str, Any]:
         tag, content = parse_action(action)
         if tag == "answer":
             if not content:
                 raise InvalidAction(f"the answer is empty; submit as {self.game.answer_format}.")
             return "answer", self.game.parse_answer(content)
-        name = tag[len("query_"):]
+        name = tag[len("query_") :]
         return name, self.game.parse_query(name, content)
 
     def _play(self, move: tuple[str, Any]) -> Reply:

@@ -22,9 +22,10 @@ under a uniform prior). Levels ``(s, n, k, r)`` and explanations: (6, 6, 2, 2) 2
 from __future__ import annotations
 
 import string
+from collections.abc import Hashable
 from functools import lru_cache
 from itertools import combinations
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 
@@ -83,7 +84,9 @@ class FaultDiagnosis(Game):
         p = cls.levels[level - 1]
         low, high = p["explanations"]
         while True:
-            links = tuple(tuple(sorted(int(x) + 1 for x in rng.choice(p["n"], size=p["r"], replace=False))) for _ in range(p["s"]))
+            links = tuple(
+                tuple(sorted(int(x) + 1 for x in rng.choice(p["n"], size=p["r"], replace=False))) for _ in range(p["s"])
+            )
             if len(set(links)) < p["s"]:
                 continue  # two sources with the same links could only be told apart by `faulty`
             cause = rng.choice(p["s"], size=p["k"], replace=False)

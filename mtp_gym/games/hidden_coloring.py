@@ -17,8 +17,9 @@ states over the benchmark split.
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 

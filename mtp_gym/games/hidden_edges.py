@@ -9,9 +9,9 @@ replies (asking every ``edge(a, b)`` always suffices). Levels grow ``(n, m)``: (
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import cache
 from itertools import combinations
-from typing import Hashable
 
 from mtp_gym.games._graph import Edge, all_pairs, format_edges, parse_edges
 from mtp_gym.games.base import Game, QuerySpec

@@ -11,8 +11,7 @@ the ``n`` {nodes}.
 
 from __future__ import annotations
 
-from typing import Hashable
-
+from collections.abc import Hashable
 
 from mtp_gym.games._graph import ShownGraphGame, adjacency, bfs_distances
 from mtp_gym.games.base import QuerySpec, answer_number
@@ -30,10 +29,17 @@ class HiddenNode(ShownGraphGame):
         QuerySpec(
             "within",
             (int, int),
-            "is the hidden {node} at most this many {steps} (0 to %d) away from this {node}?" % MAX_RADIUS,
+            f"is the hidden {{node}} at most this many {{steps}} (0 to {MAX_RADIUS}) away from this {{node}}?",
         ),
     )
-    vocabulary = {"node": "node", "nodes": "nodes", "edges": "edges", "graph": "graph", "step": "step", "steps": "steps"}
+    vocabulary = {
+        "node": "node",
+        "nodes": "nodes",
+        "edges": "edges",
+        "graph": "graph",
+        "step": "step",
+        "steps": "steps",
+    }
     rules_template = (
         "Here is a {graph} on the {nodes} numbered 1 to {n}; its {edges} are: {edge_list}. "
         "A {step} goes along one of these {edges}, in either direction.\n"
@@ -68,5 +74,3 @@ class HiddenNode(ShownGraphGame):
         n = self.params["n"]
         message = f"submit one {self.vocab['node']} number from 1 to {n}, as {self.answer_format}."
         return answer_number(text, range(1, n + 1), message)
-
-

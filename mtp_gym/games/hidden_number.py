@@ -7,7 +7,8 @@ levels 2-5 grow the set to 8, 16, 32, 64 numbers. Budget: ``log2(N) + 3`` turns.
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
@@ -58,4 +59,6 @@ class HiddenNumber(Game):
         try:
             return int(text.strip(" .'\""))
         except ValueError:
-            raise InvalidAction(f"the answer {text[:40]!r} is not an integer; submit as {self.answer_format}.") from None
+            raise InvalidAction(
+                f"the answer {text[:40]!r} is not an integer; submit as {self.answer_format}."
+            ) from None

@@ -11,9 +11,10 @@ Levels grow ``n``: 3, 4, 5, 6, 7 {items}, i.e. 6 to 5040 hidden orders.
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from functools import cache
 from itertools import permutations
-from typing import Any, Hashable
+from typing import Any
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
@@ -81,7 +82,9 @@ class HiddenOrder(Game):
         items = LETTERS[: self.params["n"]]
         order = parse_letters(text, items)
         if sorted(order) != list(items):
-            raise InvalidAction(f"submit each of the {self.params['n']} {self.vocab['items']} exactly once, as {self.answer_format}.")
+            raise InvalidAction(
+                f"submit each of the {self.params['n']} {self.vocab['items']} exactly once, as {self.answer_format}."
+            )
         return order
 
     def format_answer(self, target: Hashable) -> str:

@@ -9,9 +9,9 @@ Levels grow ``(n, k)``: (6, 2), (8, 3), (10, 3), (12, 4), (14, 5), i.e. 15 to 20
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import cache
 from itertools import combinations
-from typing import Hashable
 
 from mtp_gym.games.base import Game, QuerySpec, answer_subset
 

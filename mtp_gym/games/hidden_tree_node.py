@@ -12,8 +12,7 @@ configuration and is part of the public configuration.
 
 from __future__ import annotations
 
-from typing import Hashable
-
+from collections.abc import Hashable
 
 from mtp_gym.games.base import QuerySpec, answer_number
 from mtp_gym.games.trees import ShownTreeGame, children_of, depths_of, nodes_of, subtree_masks
@@ -23,9 +22,7 @@ class HiddenTreeNode(ShownTreeGame):
     name = "HiddenTreeNode"
     structure = "tree"
     inference = "deductive"
-    levels = tuple(
-        {"depth": d, "n": n, "max_children": 3} for d, n in ((2, 7), (3, 12), (4, 20), (5, 32), (6, 48))
-    )
+    levels = tuple({"depth": d, "n": n, "max_children": 3} for d, n in ((2, 7), (3, 12), (4, 20), (5, 32), (6, 48)))
     budgets = (6, 7, 8, 9, 10)
     queries = (
         QuerySpec("in_subtree", (int,), "is the hidden {node} this {node} or one of its descendants?"),

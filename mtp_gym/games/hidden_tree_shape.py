@@ -12,9 +12,9 @@ root when it has none among ``2..v-1``). Levels grow ``n``: 4, 5, 6, 7, 8 nodes,
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import cache
 from itertools import product
-from typing import Hashable
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec, answer_ints
@@ -38,7 +38,11 @@ class HiddenTreeShape(Game):
     levels = tuple({"n": n} for n in (4, 5, 6, 7, 8))
     budgets = (5, 7, 9, 11, 15)
     queries = (
-        QuerySpec("ancestor", (int, int), "is the first {node} an ancestor of the second (on the path from the {root} down to it)?"),
+        QuerySpec(
+            "ancestor",
+            (int, int),
+            "is the first {node} an ancestor of the second (on the path from the {root} down to it)?",
+        ),
         QuerySpec("depth", (int,), "how many {link}s separate this {node} from the {root}?"),
         QuerySpec("children", (int,), "how many {children} does this {node} have?"),
     )

@@ -19,9 +19,10 @@ explanations). Levels grow ``(n, d)`` over 2 {kinds}: (6, 2), (8, 3), (10, 4), (
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import lru_cache
 from itertools import combinations
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 
@@ -50,11 +51,18 @@ class LostItems(Game):
     budgets = (5, 7, 8, 9, 11)
     queries = (
         QuerySpec("lost", (int,), "was the {item} at this {position} of the sent {sequence} lost?"),
-        QuerySpec("arrived", (int, int), "how many {items} at {positions} i to j (inclusive) of the sent {sequence} arrived?"),
+        QuerySpec(
+            "arrived", (int, int), "how many {items} at {positions} i to j (inclusive) of the sent {sequence} arrived?"
+        ),
     )
     vocabulary = {
-        "sequence": "sequence", "item": "item", "items": "items", "kind": "kind", "kinds": "kinds",
-        "position": "position", "positions": "positions",
+        "sequence": "sequence",
+        "item": "item",
+        "items": "items",
+        "kind": "kind",
+        "kinds": "kinds",
+        "position": "position",
+        "positions": "positions",
     }
     rules_template = (
         "A {sequence} of {n} {items} was sent; there are two {kinds} of {items}, A and B, and each {item} is of one {kind}. On the way exactly "
@@ -82,7 +90,10 @@ class LostItems(Game):
                 return {"sent": sent, "received": got}
 
     def rules_fields(self) -> dict[str, Any]:
-        return {"sent_text": " ".join(self.public.get("sent", "")), "received_text": " ".join(self.public.get("received", ""))}
+        return {
+            "sent_text": " ".join(self.public.get("sent", "")),
+            "received_text": " ".join(self.public.get("received", "")),
+        }
 
     def candidate_states(self) -> tuple[Lost, ...]:
         return explanations(self.public["sent"], self.public["received"], self.params["d"])

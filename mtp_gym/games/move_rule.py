@@ -14,9 +14,10 @@ with 4, 5x5 with 5, 5x5 with 6, 6x6 with 7; 2^kinds - 1 = 7, 15, 31, 63, 127 rul
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import cache
 from itertools import combinations
-from typing import Any, Hashable
+from typing import Any
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec, answer_items
@@ -61,12 +62,12 @@ class MoveRule(Game):
     name = "MoveRule"
     structure = "graph"
     inference = "inductive"
-    levels = tuple(
-        {"w": w, "h": h, "kinds": k} for w, h, k in ((3, 3, 3), (4, 4, 4), (5, 5, 5), (5, 5, 6), (6, 6, 7))
-    )
+    levels = tuple({"w": w, "h": h, "kinds": k} for w, h, k in ((3, 3, 3), (4, 4, 4), (5, 5, 5), (5, 5, 6), (6, 6, 7)))
     budgets = (6, 6, 7, 7, 8)
     queries = (
-        QuerySpec("linked", (int, int), "can the {piece} move between these two {cells} in one {move} (smaller number first)?"),
+        QuerySpec(
+            "linked", (int, int), "can the {piece} move between these two {cells} in one {move} (smaller number first)?"
+        ),
         QuerySpec("degree", (int,), "to how many {cells} can the {piece} move from this {cell} in one {move}?"),
     )
     vocabulary = {
@@ -94,10 +95,10 @@ class MoveRule(Game):
     def rules_fields(self) -> dict[str, Any]:
         w, h = self.params["w"], self.params["h"]
         width = len(str(w * h))
-        grid = "\n".join(
-            "  " + " ".join(str(r * w + c + 1).rjust(width) for c in range(w)) for r in range(h)
+        grid = "\n".join("  " + " ".join(str(r * w + c + 1).rjust(width) for c in range(w)) for r in range(h))
+        menu_text = "\n".join(
+            "  " + k + ": " + KINDS[k][1].format(**self.vocab) for k in KIND_ORDER[: self.params["kinds"]]
         )
-        menu_text = "\n".join("  " + k + ": " + KINDS[k][1].format(**self.vocab) for k in KIND_ORDER[: self.params["kinds"]])
         return {"grid": grid, "menu_text": menu_text}
 
     def candidate_states(self) -> tuple[tuple[str, ...], ...]:

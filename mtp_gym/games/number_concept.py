@@ -30,8 +30,9 @@ then powers, squares and primes, then last digits (37, 124, 296, 654, 1239 rules
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from functools import cache
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 
@@ -178,7 +179,9 @@ class NumberConcept(Game):
         arity = FORMS[tokens[0]][0]
         params = tokens[1:]
         if len(params) != arity or not all(p.isdigit() for p in params):
-            raise InvalidAction(f"the form {tokens[0]!r} takes {arity} integer(s): {FORMS[tokens[0]][1].format(**self.vocab)}.")
+            raise InvalidAction(
+                f"the form {tokens[0]!r} takes {arity} integer(s): {FORMS[tokens[0]][1].format(**self.vocab)}."
+            )
         rule: Rule = (tokens[0], *(int(p) for p in params))
         n = self.params["n"]
         return _canonical(n, self.params["forms"]).get(extension(rule, n), rule)

@@ -16,12 +16,13 @@ Levels grow the network and the outbreak, ``(n people, contacts, ill)``: (6, 7, 
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 
-from mtp_gym.games._graph import ShownGraphGame, Edge, adjacency, bfs_distances, random_connected_graph
+from mtp_gym.games._graph import Edge, ShownGraphGame, adjacency, bfs_distances, random_connected_graph
 from mtp_gym.games.base import QuerySpec, answer_number
 
 MAX_DAY = 3
@@ -54,13 +55,14 @@ class OutbreakSource(ShownGraphGame):
     structure = "graph"
     inference = "abductive"
     levels = tuple(
-        {"n": n, "m": m, "ill": k}
-        for n, m, k in ((6, 7, 4), (9, 11, 7), (13, 17, 10), (18, 23, 14), (24, 31, 20))
+        {"n": n, "m": m, "ill": k} for n, m, k in ((6, 7, 4), (9, 11, 7), (13, 17, 10), (18, 23, 14), (24, 31, 20))
     )
     budgets = (6, 7, 8, 8, 9)
     queries = (
         QuerySpec("earlier", (int, int), "did the first {person} catch the {illness} strictly before the second?"),
-        QuerySpec("by_day", (int, int), "did this {person} already have the {illness} on this {day} (0 to %d)?" % MAX_DAY),
+        QuerySpec(
+            "by_day", (int, int), f"did this {{person}} already have the {{illness}} on this {{day}} (0 to {MAX_DAY})?"
+        ),
     )
     vocabulary = {
         "person": "person",

@@ -11,9 +11,9 @@ game is well-posed. Levels grow ``(L, m)``: (3, 3), (4, 3), (4, 4), (5, 4), (6, 
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import cache
 from itertools import product
-from typing import Hashable
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec, answer_ints
@@ -32,9 +32,17 @@ class RangeSums(Game):
     budgets = (5, 6, 7, 8, 9)
     queries = (
         QuerySpec("sum", (int, int), "what is the total of the {values} at {positions} i to j (inclusive)?"),
-        QuerySpec("greater", (int, int), "is the {value} at the first {position} greater than the {value} at the second?"),
+        QuerySpec(
+            "greater", (int, int), "is the {value} at the first {position} greater than the {value} at the second?"
+        ),
     )
-    vocabulary = {"sequence": "sequence", "position": "position", "positions": "positions", "value": "value", "values": "values"}
+    vocabulary = {
+        "sequence": "sequence",
+        "position": "position",
+        "positions": "positions",
+        "value": "value",
+        "values": "values",
+    }
     rules_template = (
         "I have chosen a hidden {sequence} of {length} {values}, at {positions} 1 to {length}; each "
         "{value} is a whole number from 0 to {top}. Your goal is to find every {value} of the "
@@ -69,7 +77,9 @@ class RangeSums(Game):
         values = tuple(answer_ints(text, self.answer_format))
         n, m = self.params["length"], self.params["m"]
         if len(values) != n or not all(0 <= v < m for v in values):
-            raise InvalidAction(f"submit exactly {n} {self.vocab['values']} from 0 to {m - 1}, as {self.answer_format}.")
+            raise InvalidAction(
+                f"submit exactly {n} {self.vocab['values']} from 0 to {m - 1}, as {self.answer_format}."
+            )
         return values
 
     def format_answer(self, target: Hashable) -> str:

@@ -16,13 +16,22 @@ them), ``L`` at most ``max_hops``. Levels grow ``(n nodes, links, r, max_hops)``
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games._graph import ShownGraphGame, Edge, adjacency, bfs_distances, edge, parse_ints, random_connected_graph
+from mtp_gym.games._graph import (
+    Edge,
+    ShownGraphGame,
+    adjacency,
+    bfs_distances,
+    edge,
+    parse_ints,
+    random_connected_graph,
+)
 from mtp_gym.games.base import QuerySpec
 
 Route = tuple[int, ...]
@@ -69,7 +78,11 @@ class RouteTaken(ShownGraphGame):
     budgets = (6, 7, 8, 9, 10)
     queries = (
         QuerySpec("visited", (int,), "did the {message} pass through this {node}?"),
-        QuerySpec("used", (int, int), "did the {message} travel along the {link} between these two {nodes} (smaller number first)?"),
+        QuerySpec(
+            "used",
+            (int, int),
+            "did the {message} travel along the {link} between these two {nodes} (smaller number first)?",
+        ),
     )
     vocabulary = {
         "node": "node",

@@ -28,8 +28,9 @@ distinct rules.
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from functools import cache
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 
@@ -142,9 +143,36 @@ class SequenceRule(Game):
     levels = (
         {"K": 6, "forms": ("arith", "geom"), "a": (1, 6), "d": (1, 5), "ga": 3, "gr": 3, "small": 3, "qa": 1},
         {"K": 7, "forms": ("arith", "geom", "alt"), "a": (0, 9), "d": (1, 6), "ga": 4, "gr": 3, "small": 5, "qa": 1},
-        {"K": 8, "forms": ("arith", "geom", "alt", "fib"), "a": (0, 12), "d": (-4, 8), "ga": 5, "gr": 3, "small": 6, "qa": 1},
-        {"K": 9, "forms": ("arith", "geom", "alt", "fib", "quad"), "a": (0, 15), "d": (-6, 10), "ga": 5, "gr": 4, "small": 9, "qa": 3},
-        {"K": 10, "forms": ("arith", "geom", "alt", "fib", "quad", "cycle"), "a": (0, 20), "d": (-8, 12), "ga": 6, "gr": 4, "small": 9, "qa": 3},
+        {
+            "K": 8,
+            "forms": ("arith", "geom", "alt", "fib"),
+            "a": (0, 12),
+            "d": (-4, 8),
+            "ga": 5,
+            "gr": 3,
+            "small": 6,
+            "qa": 1,
+        },
+        {
+            "K": 9,
+            "forms": ("arith", "geom", "alt", "fib", "quad"),
+            "a": (0, 15),
+            "d": (-6, 10),
+            "ga": 5,
+            "gr": 4,
+            "small": 9,
+            "qa": 3,
+        },
+        {
+            "K": 10,
+            "forms": ("arith", "geom", "alt", "fib", "quad", "cycle"),
+            "a": (0, 20),
+            "d": (-8, 12),
+            "ga": 6,
+            "gr": 4,
+            "small": 9,
+            "qa": 3,
+        },
     )
     budgets = (5, 5, 6, 6, 7)
     queries = (QuerySpec("term", (int,), "what is the {term} at this {position} of the {sequence}?"),)
@@ -161,9 +189,7 @@ class SequenceRule(Game):
     answer_format = "<answer>arith 5 3</answer>"
 
     def rules_fields(self) -> dict[str, Any]:
-        lines = [
-            f"  {FORMS[f][1]}; {param_ranges(f, self.params)}".format(**self.vocab) for f in self.params["forms"]
-        ]
+        lines = [f"  {FORMS[f][1]}; {param_ranges(f, self.params)}".format(**self.vocab) for f in self.params["forms"]]
         return {"form_lines": "\n".join(lines)}
 
     def candidate_states(self) -> tuple[Rule, ...]:
@@ -195,7 +221,9 @@ class SequenceRule(Game):
         arity = FORMS[tokens[0]][0]
         params = tokens[1:]
         if len(params) != arity or not all(re.fullmatch(r"-?\d+", p) for p in params):
-            raise InvalidAction(f"the form {tokens[0]!r} takes {arity} integer(s): {FORMS[tokens[0]][1].format(**self.vocab)}.")
+            raise InvalidAction(
+                f"the form {tokens[0]!r} takes {arity} integer(s): {FORMS[tokens[0]][1].format(**self.vocab)}."
+            )
         rule: Rule = (tokens[0], *(int(p) for p in params))
         if any(abs(x) > 10**6 for x in rule[1:]):
             raise InvalidAction("rule parameters must be at most 1000000 in absolute value.")

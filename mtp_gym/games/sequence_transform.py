@@ -28,9 +28,10 @@ well-posed; a good player picks a few inputs with distinct {symbols}. Levels gro
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from functools import cache
 from itertools import permutations, product
-from typing import Any, Hashable
+from typing import Any
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
@@ -75,9 +76,7 @@ def inputs(length: int, k: int) -> tuple[str, ...]:
 
 
 @cache
-def _rules(
-    length: int, k: int
-) -> tuple[tuple[Rule, ...], dict[tuple[str, ...], Rule], dict[Rule, dict[str, str]]]:
+def _rules(length: int, k: int) -> tuple[tuple[Rule, ...], dict[tuple[str, ...], Rule], dict[Rule, dict[str, str]]]:
     """The distinct rules of a level, the map (outputs on every input) -> canonical rule, and
     each distinct rule's output per input (what ``respond`` looks up)."""
     ops: list[tuple[str, int]] = [("keep", 0), ("reverse", 0)]
@@ -164,7 +163,9 @@ class SequenceTransform(Game):
             text.lower(),
         )
         if m is None:
-            raise InvalidAction(f"the answer {text[:60]!r} is not an operation and a relabelling; submit as {self.answer_format}.")
+            raise InvalidAction(
+                f"the answer {text[:60]!r} is not an operation and a relabelling; submit as {self.answer_format}."
+            )
         op, r_text, relabel = m.groups()
         if (op == "rotate") != (r_text is not None):
             raise InvalidAction("only rotate takes a number r, as in 'rotate 2, map ...'.")
@@ -172,7 +173,9 @@ class SequenceTransform(Game):
         if op == "rotate" and not 1 <= r < n:
             raise InvalidAction(f"rotate takes r from 1 to {n - 1}.")
         if sorted(relabel) != list("0123456789"[:k]):
-            raise InvalidAction(f"the relabelling must list each digit 0 to {k - 1} exactly once, e.g. map {self._example_map()}.")
+            raise InvalidAction(
+                f"the relabelling must list each digit 0 to {k - 1} exactly once, e.g. map {self._example_map()}."
+            )
         rule = (op, r, tuple(int(c) for c in relabel))
         signature = tuple(apply_rule(rule, s) for s in inputs(n, k))
         return _rules(n, k)[1][signature]

@@ -18,9 +18,10 @@ among all {move} lists that explain it. Levels grow ``(n, m)``: (3, 3), (4, 4), 
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import cache
 from itertools import product
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 
@@ -63,10 +64,20 @@ class SwapHistory(Game):
     levels = tuple({"n": n, "m": m} for n, m in ((3, 3), (4, 4), (4, 5), (5, 5), (5, 6)))
     budgets = (4, 5, 7, 8, 11)
     queries = (
-        QuerySpec("place", (str, int), "at which {place} was this {item} right after this {move} (1 to {before_last})?"),
+        QuerySpec(
+            "place", (str, int), "at which {place} was this {item} right after this {move} (1 to {before_last})?"
+        ),
         QuerySpec("moved", (str, int), "was this {item} one of the two swapped at this {move}?"),
     )
-    vocabulary = {"item": "item", "items": "items", "row": "row", "place": "place", "places": "places", "move": "move", "moves": "moves"}
+    vocabulary = {
+        "item": "item",
+        "items": "items",
+        "row": "row",
+        "place": "place",
+        "places": "places",
+        "move": "move",
+        "moves": "moves",
+    }
     rules_template = (
         "A {row} of {n} {items} started in the order {start} ({place} 1 first). Then {m} {moves} "
         "were made; each {move} swapped the two {items} at two neighbouring {places} p and p+1 (several "
@@ -120,9 +131,10 @@ class SwapHistory(Game):
         moves = tuple(answer_ints(text, self.answer_format))
         n, m = self.params["n"], self.params["m"]
         if len(moves) != m or not all(1 <= p < n for p in moves):
-            raise InvalidAction(f"submit exactly {m} {self.vocab['places']} p from 1 to {n - 1}, as {self.answer_format}.")
+            raise InvalidAction(
+                f"submit exactly {m} {self.vocab['places']} p from 1 to {n - 1}, as {self.answer_format}."
+            )
         return moves
 
     def format_answer(self, target: Hashable) -> str:
         return ", ".join(str(p) for p in target)
-

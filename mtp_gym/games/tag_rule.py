@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Hashable
 from functools import lru_cache
 from itertools import combinations, permutations
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 

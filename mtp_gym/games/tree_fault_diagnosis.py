@@ -17,8 +17,9 @@ explanations lies in the level's range): depth 2 / 7 nodes / k 1 / 2-4 explanati
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 

@@ -18,9 +18,8 @@ children per node), and with it the number of distinct rules.
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from functools import lru_cache
-from typing import Hashable
-
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import QuerySpec
@@ -81,9 +80,7 @@ class TreeLabelRule(ShownTreeGame):
     name = "TreeLabelRule"
     structure = "tree"
     inference = "inductive"
-    levels = tuple(
-        {"depth": d, "n": n, "max_children": 3} for d, n in ((2, 7), (3, 12), (4, 20), (5, 32), (6, 48))
-    )
+    levels = tuple({"depth": d, "n": n, "max_children": 3} for d, n in ((2, 7), (3, 12), (4, 20), (5, 32), (6, 48)))
     budgets = (5, 6, 7, 8, 9)
     queries = (
         QuerySpec("marked", (int,), "is this {node} {marked}?"),

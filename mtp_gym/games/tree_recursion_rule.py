@@ -14,10 +14,9 @@ depth 2 / 7 nodes with ``A, B`` in 0..2 and ``M = 1``; 3 / 12, 0..3, 1; 4 / 20, 
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from functools import lru_cache
 from itertools import product
-from typing import Hashable
-
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import QuerySpec
@@ -107,7 +106,9 @@ class TreeRecursionRule(ShownTreeGame):
     def parse_answer(self, text: str) -> Rule:
         m = _RULE_RE.match(text.strip(" .'\"`"))
         if not m:
-            raise InvalidAction(f"the answer {text[:60]!r} is not a rule leaf=A; node=M*OP+B; submit as {self.answer_format}.")
+            raise InvalidAction(
+                f"the answer {text[:60]!r} is not a rule leaf=A; node=M*OP+B; submit as {self.answer_format}."
+            )
         a, mult, op, b = int(m.group(1)), int(m.group(2) or 1), m.group(3).lower(), int(m.group(4) or 0)
         rule = (op, mult, a, b)
         return self._classes()[0].get(node_values(self.parents, rule), rule)

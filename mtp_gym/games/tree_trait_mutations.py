@@ -19,8 +19,9 @@ enough, so that a reset stays in the milliseconds).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 
@@ -94,7 +95,9 @@ def count_explanations(parents: tuple[int, ...], with_trait: tuple[int, ...], k:
             for c in kids[v]:
                 if kids[c]:
                     child_off, child_on = ways[c]
-                    acc = [x + y for x, y in zip(add_child(acc, child_off, int(t)), add_child(acc, child_on, int(not t)))]
+                    acc = [
+                        x + y for x, y in zip(add_child(acc, child_off, int(t)), add_child(acc, child_on, int(not t)))
+                    ]
                 else:
                     acc = add_child(acc, [1], int((c in shown) != t))
             per_trait.append(acc)
@@ -119,7 +122,11 @@ class TreeTraitMutations(ShownTreeGame):
     budgets = (5, 7, 9, 11, 13)
     queries = (
         QuerySpec("trait", (int,), "does this {node} have the {trait}?"),
-        QuerySpec("mutations", (int,), "how many {mutations} happened on {branch}es inside this {node}'s {subtree} (the {branch} into it included)?"),
+        QuerySpec(
+            "mutations",
+            (int,),
+            "how many {mutations} happened on {branch}es inside this {node}'s {subtree} (the {branch} into it included)?",
+        ),
     )
     vocabulary = {
         "tree": "evolutionary tree",

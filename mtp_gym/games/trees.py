@@ -117,9 +117,7 @@ def leaves_of(parents: tuple[int, ...]) -> tuple[int, ...]:
 def render_tree(parents: tuple[int, ...], arrow: str = "->") -> str:
     """One line per inner node: ``  3 -> 7, 8``."""
     kids = children_of(parents)
-    return "\n".join(
-        f"  {v} {arrow} {', '.join(str(c) for c in kids[v])}" for v in nodes_of(parents) if kids[v]
-    )
+    return "\n".join(f"  {v} {arrow} {', '.join(str(c) for c in kids[v])}" for v in nodes_of(parents) if kids[v])
 
 
 class ShownTreeGame(Game):

@@ -20,9 +20,10 @@ prior). Levels ``(n, k, w)`` and explanations: (6, 3, 6) 2-3, (8, 4, 9) 4-7, (9,
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import lru_cache
 from itertools import combinations
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 

@@ -1,67 +1,6 @@
 """Word Chaining as a two-player PettingZoo AEC env (``mtp_gym.word_chain_v0``).
 
-Description:
-    The paper's Word Chaining game between ``player_0`` and ``player_1``, on the rules of
-    :mod:`mtp_gym.envs.word_chain` (one truth for this env, the single-agent view
-    ``MTP/WordChain-v0`` and the oracle): say allowed words in turn, each starting with the
-    last letter of the previous one, never repeating; a violation is an immediate loss; no
-    legal word for the player to move, or both players having said ``max_turns`` words,
-    ends the game without a loss. The player who moves first opens with any word.
-
-Prompt Format:
-    Each agent's text observation is the message a chat partner would send it: the paper's
-    appendix A.4 prompt before its first move (followed by ``I'll start with 'word'.`` for
-    the second player), then ``Ok, my word is: 'word'.`` after each opponent move, a
-    re-prompt after a malformed action, and the verdict at the end.
-
-Action Format:
-    ``action_type="text"`` (default): free text, the move being the last quoted token of 2+
-    characters (see :func:`mtp_gym.envs.word_chain.parse_word`). No quoted token is a format
-    error: the same agent is asked again, nothing changes; ``max_format_errors`` in a row
-    forfeit the game. A quoted token that is not an allowed word is a losing move.
-    ``action_type="discrete"``: ``Discrete(lexicon_size)``, the index of a word in the
-    sorted lexicon; an index outside ``action_mask`` (wrong letter or repeat) is a losing
-    move, as in the game.
-
-Observation Space:
-    text: ``Dict({"text": Text(...)})`` over printable ASCII (a bare ``str`` observation
-    breaks PettingZoo's ``api_test``). discrete: ``Dict({"observation": Box(0, 1,
-    (27 + 53 * lexicon_size,), int8), "action_mask": Box(0, 1, (lexicon_size,), int8)})``:
-    ``observation[0:27]`` is the required first letter one-hot (index 26: free opening),
-    then 53 values per lexicon word: first letter one-hot (26), last letter one-hot (26),
-    used flag. The mask is all zeros for the agent that is not to move.
-
-Rewards:
-    +1 to the winner and -1 to the loser of a violation or forfeit; 0 to both for a game
-    that ends without a loss. ``info["score"]`` is the paper's metric for each player: 1 if
-    it did not lose, else 0.
-
-Starting State:
-    Benchmark configuration ``i`` (400) uses game ``i``'s lexicon and first player from
-    ``assets/word_chain/games.json.gz`` (``player_0`` is the single-agent view's agent, so
-    the same seat moves first there); the single-agent view's fixed opening word is not
-    used here. ``configs="generated"`` draws new games from SCOWL with ``np_random``.
-
-Episode End:
-    Every agent is terminated at a violation, a forfeit or a dead end, and truncated when
-    both players have said ``max_turns`` words.
-
-Information:
-    Per agent: ``turn`` (words it has said), ``max_turns``, ``feedback`` (its last move:
-    ``word``, ``violation``; ``error`` after a format error), ``valid_action``,
-    ``format_errors``, ``outcome`` (``None``, then ``success`` (no loss), ``failure``
-    (violation) or ``format_error`` (forfeit)), ``score``,
-    ``config_id``, ``legal_moves`` (its legal words when it is to move, else ``()``),
-    ``used_words`` (sorted), ``chain`` (in order). There is no hidden state.
-
-Arguments:
-    ``action_type`` (``"text"`` | ``"discrete"``), ``lexicon_size`` (500), ``max_turns`` (20 per player), ``configs`` (``None`` |
-    ``"benchmark"`` | ``"generated"``), ``max_format_errors`` (3), ``render_mode``
-    (``None`` | ``"ansi"`` | ``"human"``). ``reset(seed, options={"config_id": i})``;
-    other option keys are ignored.
-
-Version History:
-    v0: initial release.
+The env class :class:`WordChainAECEnv` carries the documentation (Gymnasium headings).
 """
 
 from __future__ import annotations
@@ -114,7 +53,71 @@ def word_features(lexicon: tuple[str, ...]) -> np.ndarray:
 
 
 class WordChainAECEnv(AECEnv):
-    """Two-player Word Chaining (see the module docstring)."""
+    """Word Chaining as a two-player PettingZoo AEC env (``mtp_gym.word_chain_v0``).
+
+    Description:
+        The paper's Word Chaining game between ``player_0`` and ``player_1``, on the rules of
+        :mod:`mtp_gym.envs.word_chain` (one truth for this env, the single-agent view
+        ``MTP/WordChain-v0`` and the oracle): say allowed words in turn, each starting with the
+        last letter of the previous one, never repeating; a violation is an immediate loss; no
+        legal word for the player to move, or both players having said ``max_turns`` words,
+        ends the game without a loss. The player who moves first opens with any word.
+
+    Prompt Format:
+        Each agent's text observation is the message a chat partner would send it: the paper's
+        appendix A.4 prompt before its first move (followed by ``I'll start with 'word'.`` for
+        the second player), then ``Ok, my word is: 'word'.`` after each opponent move, a
+        re-prompt after a malformed action, and the verdict at the end.
+
+    Action Format:
+        ``action_type="text"`` (default): free text, the move being the last quoted token of 2+
+        characters (see :func:`mtp_gym.envs.word_chain.parse_word`). No quoted token is a format
+        error: the same agent is asked again, nothing changes; ``max_format_errors`` in a row
+        forfeit the game. A quoted token that is not an allowed word is a losing move.
+        ``action_type="discrete"``: ``Discrete(lexicon_size)``, the index of a word in the
+        sorted lexicon; an index outside ``action_mask`` (wrong letter or repeat) is a losing
+        move, as in the game.
+
+    Observation Space:
+        text: ``Dict({"text": Text(...)})`` over printable ASCII (a bare ``str`` observation
+        breaks PettingZoo's ``api_test``). discrete: ``Dict({"observation": Box(0, 1,
+        (27 + 53 * lexicon_size,), int8), "action_mask": Box(0, 1, (lexicon_size,), int8)})``:
+        ``observation[0:27]`` is the required first letter one-hot (index 26: free opening),
+        then 53 values per lexicon word: first letter one-hot (26), last letter one-hot (26),
+        used flag. The mask is all zeros for the agent that is not to move.
+
+    Rewards:
+        +1 to the winner and -1 to the loser of a violation or forfeit; 0 to both for a game
+        that ends without a loss. ``info["score"]`` is the paper's metric for each player: 1 if
+        it did not lose, else 0.
+
+    Starting State:
+        Benchmark configuration ``i`` (400) uses game ``i``'s lexicon and first player from
+        ``assets/word_chain/games.json.gz`` (``player_0`` is the single-agent view's agent, so
+        the same seat moves first there); the single-agent view's fixed opening word is not
+        used here. ``configs="generated"`` draws new games from SCOWL with ``np_random``.
+
+    Episode End:
+        Every agent is terminated at a violation, a forfeit or a dead end, and truncated when
+        both players have said ``max_turns`` words.
+
+    Information:
+        Per agent: ``turn`` (words it has said), ``max_turns``, ``feedback`` (its last move:
+        ``word``, ``violation``; ``error`` after a format error), ``valid_action``,
+        ``format_errors``, ``outcome`` (``None``, then ``success`` (no loss), ``failure``
+        (violation) or ``format_error`` (forfeit)), ``score``,
+        ``config_id``, ``legal_moves`` (its legal words when it is to move, else ``()``),
+        ``used_words`` (sorted), ``chain`` (in order). There is no hidden state.
+
+    Arguments:
+        ``action_type`` (``"text"`` | ``"discrete"``), ``lexicon_size`` (500), ``max_turns`` (20 per player), ``configs`` (``None`` |
+        ``"benchmark"`` | ``"generated"``), ``max_format_errors`` (3), ``render_mode``
+        (``None`` | ``"ansi"`` | ``"human"``). ``reset(seed, options={"config_id": i})``;
+        other option keys are ignored.
+
+    Version History:
+        v0: initial release.
+    """
 
     metadata = {"render_modes": ["ansi", "human"], "name": "word_chain_v0", "is_parallelizable": False, "render_fps": 1}
 
@@ -135,7 +138,9 @@ class WordChainAECEnv(AECEnv):
         check_int("max_turns", max_turns)
         check_int("max_format_errors", max_format_errors)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} is not supported; allowed: {self.metadata['render_modes']} or None")
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; allowed: {self.metadata['render_modes']} or None"
+            )
         if configs is None:
             configs = "benchmark" if lexicon_size == BENCH_LEXICON_SIZE else "generated"
         if configs not in ("benchmark", "generated"):
@@ -187,7 +192,9 @@ class WordChainAECEnv(AECEnv):
         if config_id is not None:
             n = self.num_configs
             if n == 0:
-                raise ValueError(f"config_id: lexicon_size={self.lexicon_size} has no benchmark split (it has {BENCH_LEXICON_SIZE})")
+                raise ValueError(
+                    f"config_id: lexicon_size={self.lexicon_size} has no benchmark split (it has {BENCH_LEXICON_SIZE})"
+                )
             if isinstance(config_id, bool) or not isinstance(config_id, (int, np.integer)) or not 0 <= config_id < n:
                 raise ValueError(f"config_id must be an int in [0, {n - 1}], got {config_id!r}")
             config_id = int(config_id)
@@ -245,7 +252,11 @@ class WordChainAECEnv(AECEnv):
                 self._reject(agent, other, action)
                 return
         else:
-            if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < len(game.lexicon):
+            if (
+                isinstance(action, bool)
+                or not isinstance(action, (int, np.integer))
+                or not 0 <= action < len(game.lexicon)
+            ):
                 raise ValueError(f"action must be a lexicon index in [0, {len(game.lexicon) - 1}], got {action!r}")
             word = game.lexicon[int(action)]
         self._consecutive[agent] = 0

@@ -86,12 +86,15 @@ _NIGHTMARE_THINK = (
     "and hidden from the player, though fixed for the entire game."
 )
 
-_PROPOSAL = """You are now entering the **Proposal Stage** of this round.
+_PROPOSAL = (
+    """You are now entering the **Proposal Stage** of this round.
 
 **Stage Purpose**:
 In this stage, you need to compose a 3-digit code to help you to gather information from the verifiers. The code {cannot} be changed in the subsequent stages of this round.
 
-""" + _CODE_RULES + """
+"""
+    + _CODE_RULES
+    + """
 **Your Goal in This Stage**:
 - Design a code that will test a specific hypothesis.
 {think}
@@ -99,6 +102,7 @@ In this stage, you need to compose a 3-digit code to help you to gather informat
 
 **What You Must Do Now**:
 """
+)
 
 _PROPOSAL_OA = """- Reply the code you want to use in this round with required response format. For example, <CHOICE>: BLUE=1, YELLOW=1, PURPLE=1
 - DO NOT include any explanation, only follow the response format.
@@ -125,10 +129,13 @@ _PROPOSAL_INVALID_OA = """You did not follow the required response format. Pleas
 <CHOICE>: BLUE=[X], YELLOW=[Y], PURPLE=[Z]
 """
 
-_PROPOSAL_INVALID_COT = """You did not follow the required response format. Please try again with same code.
+_PROPOSAL_INVALID_COT = (
+    """You did not follow the required response format. Please try again with same code.
 
 **What You Must Do Now**:
-""" + _PROPOSAL_COT
+"""
+    + _PROPOSAL_COT
+)
 
 _QUESTION_FIRST_HEAD = """You are now entering the **Verifier Questioning Stage** of this round.
 
@@ -195,7 +202,9 @@ _LAST = _RESULT + (
     "Stage to move on to the next round.\n"
 )
 
-_QUESTION_INVALID = "You did not follow the required response format. Please try again with same choice.\n\n" + _NEXT_CHOICES
+_QUESTION_INVALID = (
+    "You did not follow the required response format. Please try again with same choice.\n\n" + _NEXT_CHOICES
+)
 _VERIFIER_INVALID = (
     "You selected Verifier <{verifier_num}>, which is not a valid verifier number.\n\n"
     "Please choose a valid verifier or SKIP to next stage.\n\n" + _NEXT_CHOICES
@@ -220,29 +229,43 @@ _DEDUCE_CHOICES = """**What You Must Do Now**:
 - If you want to submit a final guess to end the game, reply with BLUE=X, YELLOW=Y, PURPLE=Z after <CHOICE> tag, such as <CHOICE>: BLUE=1, YELLOW=1, PURPLE=1.
 """
 
-_DEDUCE_OA = _DEDUCE_HEAD.format(purpose="continue to the next round or submit a final guess") + """- Decide whether to submit the final guess or continue to the next round. Submit the final guess will end the game, continue to the next round will help you gather more information.
+_DEDUCE_OA = (
+    _DEDUCE_HEAD.format(purpose="continue to the next round or submit a final guess")
+    + """- Decide whether to submit the final guess or continue to the next round. Submit the final guess will end the game, continue to the next round will help you gather more information.
 - Submission is not mandatory, you must make this decision based on your own reasoning.
 
-""" + _DEDUCE_CHOICES + _OA_TAIL
+"""
+    + _DEDUCE_CHOICES
+    + _OA_TAIL
+)
 
-_DEDUCE_COT = _DEDUCE_HEAD.format(purpose="submit a final guess or continue to the next round") + """- Analysis all information gathered.
+_DEDUCE_COT = (
+    _DEDUCE_HEAD.format(purpose="submit a final guess or continue to the next round")
+    + """- Analysis all information gathered.
 - Decide whether to submit the final guess or continue to the next round.
 - Submission is not mandatory, you must make this decision based on your own reasoning.
 
-""" + _DEDUCE_CHOICES + """- Explain your reasoning step by step with <REASONING> tag, then provide your choice. If you want to submit a final guess, you must provide the reasons for not proceeding to the next round.
+"""
+    + _DEDUCE_CHOICES
+    + """- Explain your reasoning step by step with <REASONING> tag, then provide your choice. If you want to submit a final guess, you must provide the reasons for not proceeding to the next round.
 
 **Response format**:
 <REASONING>: [Analysis and explain your reasoning step by step for continue to next round or submit final guess]
 <CHOICE>: [your_choice]
 """
+)
 
 _DEDUCE_INVALID_OA = "You did NOT follow the response format. Please try again.\n\n" + _DEDUCE_CHOICES + _OA_TAIL
-_DEDUCE_INVALID_COT = "You did NOT follow the response format. Please try again.\n\n" + _DEDUCE_CHOICES + """- Explain your reasoning step by step with <REASONING> tag, then provide your choice.
+_DEDUCE_INVALID_COT = (
+    "You did NOT follow the response format. Please try again.\n\n"
+    + _DEDUCE_CHOICES
+    + """- Explain your reasoning step by step with <REASONING> tag, then provide your choice.
 
 **Response format**:
 <REASONING>: [Analysis and explain your reasoning step by step for submitting the final guess or continue to next round]
 <CHOICE>: [your_choice]
 """
+)
 
 DEDUCE_RESULT = "The final guess is {submitted_code}. The answer is {answer}, the guess is {is_correct}."
 
@@ -260,7 +283,8 @@ def _build(mode: str, style: str) -> dict[str, str]:
         "proposal": _PROPOSAL.format(
             cannot="cannot" if nightmare and cot else "can NOT",
             think=_NIGHTMARE_THINK if nightmare else "- Think about what a <PASS> or <FAIL> would tell you.",
-        ) + (_PROPOSAL_COT if cot else _PROPOSAL_OA),
+        )
+        + (_PROPOSAL_COT if cot else _PROPOSAL_OA),
         "proposal_invalid": _PROPOSAL_INVALID_COT if cot else _PROPOSAL_INVALID_OA,
         "question_first": head + (_COT_FIRST_TAIL if cot else _OA_TAIL),
         "question_next": _RESULT + hint + _NEXT_CHOICES + (_COT_NEXT_TAIL if cot else _OA_TAIL),
@@ -275,6 +299,4 @@ def _build(mode: str, style: str) -> dict[str, str]:
 
 MODES = ("classic", "nightmare")
 PROMPT_STYLES = ("answer_only", "cot")
-STAGE_PROMPTS: dict[tuple[str, str], dict[str, str]] = {
-    (m, s): _build(m, s) for m in MODES for s in PROMPT_STYLES
-}
+STAGE_PROMPTS: dict[tuple[str, str], dict[str, str]] = {(m, s): _build(m, s) for m in MODES for s in PROMPT_STYLES}

@@ -18,21 +18,49 @@ from __future__ import annotations
 import itertools
 import operator
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from mtp_gym.data import load_json
+from mtp_gym.parsing import last_match
 
 __all__ = [
-    "COLOURS", "CODES", "N_CODES", "ALL_CODES_MASK", "DIFFICULTIES", "CARD_POOLS", "VERIFIER_COUNTS",
-    "CRITERIA", "Criterion", "Card", "Setup", "SetupCheck",
-    "code_index", "code_str", "choice_str", "parse_code_str", "evaluate", "truth_table", "popcount",
-    "cards", "card_lookup", "published_setups", "published_setup", "paper_eval_subsets",
-    "check_setup", "generate_setup", "consistent_assignments", "solutions",
-    "expression_mask", "parse_beliefs", "parse_mapping", "score_belief",
+    "COLOURS",
+    "CODES",
+    "N_CODES",
+    "ALL_CODES_MASK",
+    "DIFFICULTIES",
+    "CARD_POOLS",
+    "VERIFIER_COUNTS",
+    "CRITERIA",
+    "Criterion",
+    "Card",
+    "Setup",
+    "SetupCheck",
+    "code_index",
+    "code_str",
+    "choice_str",
+    "parse_code_str",
+    "evaluate",
+    "truth_table",
+    "popcount",
+    "cards",
+    "card_lookup",
+    "published_setups",
+    "published_setup",
+    "paper_eval_subsets",
+    "check_setup",
+    "generate_setup",
+    "consistent_assignments",
+    "solutions",
+    "expression_mask",
+    "parse_beliefs",
+    "parse_mapping",
+    "score_belief",
 ]
 
 Code = tuple[int, int, int]
@@ -271,9 +299,7 @@ class SetupCheck:
 
 
 def _redundant_slots(masks: Sequence[int]) -> tuple[int, ...]:
-    return tuple(
-        j for j in range(len(masks)) if popcount(solutions([m for k, m in enumerate(masks) if k != j])) == 1
-    )
+    return tuple(j for j in range(len(masks)) if popcount(solutions([m for k, m in enumerate(masks) if k != j])) == 1)
 
 
 def check_setup(setup: Setup) -> SetupCheck:
@@ -295,8 +321,12 @@ def _setup_from_json(raw: dict[str, Any]) -> Setup:
     ):
         raise ValueError(f"setup {raw['game_id']}: nightmare data is not a permutation of the slots")
     return Setup(
-        raw["game_id"], raw["difficulty"], tuple(ids), tuple(raw["active_criteria_ids"]),
-        parse_code_str(raw["answer"]), mapping,
+        raw["game_id"],
+        raw["difficulty"],
+        tuple(ids),
+        tuple(raw["active_criteria_ids"]),
+        parse_code_str(raw["answer"]),
+        mapping,
     )
 
 
@@ -465,8 +495,15 @@ def consistent_assignments(card_ids: tuple[int, ...], non_redundant: bool = True
 # ---------------------------------------------------------------------------- beliefs
 _TERM = r"(?:[BYP](?:\s*\+\s*[BYP])*|\d)"
 _EXPR_RE = re.compile(rf"^\s*({_TERM})\s*(<=|>=|!=|==|=|<|>)\s*({_TERM})\s*$", re.IGNORECASE)
-_EXPR_OPS = {"<": operator.lt, ">": operator.gt, "=": operator.eq, "==": operator.eq,
-             "<=": operator.le, ">=": operator.ge, "!=": operator.ne}
+_EXPR_OPS = {
+    "<": operator.lt,
+    ">": operator.gt,
+    "=": operator.eq,
+    "==": operator.eq,
+    "<=": operator.le,
+    ">=": operator.ge,
+    "!=": operator.ne,
+}
 
 
 def _term_value(term: str, code: Code) -> int:
@@ -530,9 +567,7 @@ _TAG_BODY = {
 def _tag_body(text: str, tag: str) -> str | None:
     if tag.lower() not in text.lower():
         return None
-    found = None
-    for found in _TAG_BODY[tag].finditer(text):
-        pass
+    found = last_match(_TAG_BODY[tag], text)
     return None if found is None else found.group(1)
 
 

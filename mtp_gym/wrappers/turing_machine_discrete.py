@@ -25,7 +25,7 @@ in the instructions and the PASS/FAIL results): the stage (one-hot of 3), the fr
 the round cap used, the queries made this round (/3), the round's proposal (one-hot of
 125, zero outside a round), the codes that are still possible answers (125: the unique
 solution of some criteria assignment consistent with every result and the game's rules,
-``mtp_gym.agents.oracles.turing_machine.TuringMachineBelief``, the oracle's exact tracker), the
+``mtp_gym.inference.turing_machine.TuringMachineBelief``, the oracle's exact tracker), the
 number of possible answers (/125), and per verifier slot 0-5: whether the setup has it,
 whether it was queried this round, its result (1 PASS) and the fraction of the consistent
 hypotheses under which it would PASS the round's proposal (0 outside a round). Works in
@@ -50,9 +50,17 @@ import gymnasium as gym
 import numpy as np
 
 from mtp_gym.envs.turing_machine import MAX_QUERIES_PER_ROUND, TuringMachineEnv
+from mtp_gym.inference.turing_machine import TuringMachineBelief, read_instructions
 from mtp_gym.turnbench import rules
 
-__all__ = ["TuringMachineDiscrete", "make_env", "MAX_VERIFIERS", "SKIP_ACTION", "SUBMIT_POSSIBLE_ACTION", "VERIFIER_OFFSET"]
+__all__ = [
+    "TuringMachineDiscrete",
+    "make_env",
+    "MAX_VERIFIERS",
+    "SKIP_ACTION",
+    "SUBMIT_POSSIBLE_ACTION",
+    "VERIFIER_OFFSET",
+]
 
 MAX_VERIFIERS = max(max(v) for v in rules.VERIFIER_COUNTS.values())
 VERIFIER_OFFSET = rules.N_CODES
@@ -134,13 +142,21 @@ class TuringMachineDiscrete(gym.Wrapper):
                 p_pass[: self._num_verifiers] = passes[:, :, self._code].sum(axis=0) / total.sum()
         base = self.env.unwrapped
         head = [self._round / base.max_rounds, self._queried.sum() / MAX_QUERIES_PER_ROUND]
-        parts = [stage, head, proposal, candidates, [len(answers) / rules.N_CODES], present, self._queried, self._passed, p_pass]
+        parts = [
+            stage,
+            head,
+            proposal,
+            candidates,
+            [len(answers) / rules.N_CODES],
+            present,
+            self._queried,
+            self._passed,
+            p_pass,
+        ]
         return np.clip(np.concatenate(parts), 0.0, 1.0).astype(np.float32)
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        from mtp_gym.agents.oracles.turing_machine import TuringMachineBelief, read_instructions
-
         obs, info = self.env.reset(seed=seed, options=options)
         cards, nightmare, self._cot = read_instructions(obs)
         if len(cards) > MAX_VERIFIERS:

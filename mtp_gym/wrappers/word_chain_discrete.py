@@ -35,6 +35,7 @@ import gymnasium as gym
 import numpy as np
 
 from mtp_gym.envs.word_chain import WordChainEnv
+from mtp_gym.inference.word_chain import lexicon_from_instructions
 
 __all__ = ["WordChainDiscrete", "make_env"]
 
@@ -85,8 +86,6 @@ class WordChainDiscrete(gym.Wrapper):
         return np.concatenate([self._legal, self._used, self._next_letter, unused, tail]).astype(np.float32)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        from mtp_gym.agents.oracles.word_chain import lexicon_from_instructions
-
         obs, info = self.env.reset(seed=seed, options=options)
         self.lexicon = lexicon_from_instructions(obs)
         if len(self.lexicon) != self.action_space.n:

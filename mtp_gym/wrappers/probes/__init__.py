@@ -78,7 +78,9 @@ def apply_probe(env: gym.Env, probe: str, **kwargs: Any) -> ProbeWrapper:
     return PROBES[probe](env, **kwargs)
 
 
-def make_game_env(game: Any, probe: str | None = None, probe_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> gym.Env:
+def make_game_env(
+    game: Any, probe: str | None = None, probe_kwargs: dict[str, Any] | None = None, **kwargs: Any
+) -> gym.Env:
     """The query games' entry point: ``GameEnv(game, **kwargs)``, wrapped in the probe named
     ``probe`` (a key of :data:`PROBES`) with ``probe_kwargs`` when one is given."""
     if probe is None and probe_kwargs:

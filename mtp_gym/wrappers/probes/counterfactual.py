@@ -80,4 +80,8 @@ class CounterfactualRevision(ProbeWrapper):
         return obs, reward, terminated, truncated, self._tag(info)
 
     def _secret(self) -> dict[str, Any]:
-        return {"name": self.probe, "revised": dict(self.revised) if self.revised else None, "corrected": self.corrected}
+        return {
+            "name": self.probe,
+            "revised": dict(self.revised) if self.revised else None,
+            "corrected": self.corrected,
+        }

@@ -39,13 +39,14 @@ a fresh context there (``info["necessity"]["phase"] == 2``).
 from __future__ import annotations
 
 import re
-from typing import Any, Hashable, Sequence
+from collections.abc import Hashable, Sequence
+from typing import Any
 
 import gymnasium as gym
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.parsing import extract_tag
 from mtp_gym.games.base import Evidence, Game, parse_action
+from mtp_gym.parsing import extract_tag
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 
 __all__ = ["NecessityJudgment", "parse_unnecessary", "determines_target", "format_numbers"]
@@ -89,7 +90,9 @@ def format_numbers(numbers: Sequence[int]) -> str:
     return ", ".join(out)
 
 
-def determines_target(game: Game, evidence: Sequence[Evidence], target: Hashable, limit: int | None = None) -> bool | None:
+def determines_target(
+    game: Game, evidence: Sequence[Evidence], target: Hashable, limit: int | None = None
+) -> bool | None:
     """Whether every candidate state agreeing with ``evidence`` has ``target`` (exact), or
     ``None`` when the game is not enumerable or the check would exceed ``limit`` state x
     observation comparisons."""
@@ -214,8 +217,10 @@ class NecessityJudgment(ProbeWrapper):
     def _parse_answer(self, action: str) -> Hashable:
         tag, content = parse_action(action)
         if tag != "answer":
-            raise InvalidAction("no questions in this probe: reply with <answer>...</answer>"
-                                + (" and <unnecessary>...</unnecessary>." if self.phase == 1 else "."))
+            raise InvalidAction(
+                "no questions in this probe: reply with <answer>...</answer>"
+                + (" and <unnecessary>...</unnecessary>." if self.phase == 1 else ".")
+            )
         if not content:
             raise InvalidAction(f"the answer is empty; submit as {self.base.game.answer_format}.")
         return self.base.game.parse_answer(content)
@@ -230,7 +235,9 @@ class NecessityJudgment(ProbeWrapper):
             self.outcome, self.score, self._done = "format_error", 0.0, True
             obs = f"Invalid action: {message} {count} The game is over."
         else:
-            hint = "Reply with <answer>...</answer>" + (" and <unnecessary>...</unnecessary>." if self.phase == 1 else ".")
+            hint = "Reply with <answer>...</answer>" + (
+                " and <unnecessary>...</unnecessary>." if self.phase == 1 else "."
+            )
             obs = f"Invalid action: {message} {hint} {count}"
         self._log(action, obs)
         feedback = {"error": message}
@@ -242,8 +249,13 @@ class NecessityJudgment(ProbeWrapper):
 
     def _info(self, info: dict[str, Any], feedback: dict[str, Any], valid: bool) -> dict[str, Any]:
         info.update(
-            turn=self.turn, max_turns=2, feedback=feedback, valid_action=valid,
-            format_errors=self.format_errors, outcome=self.outcome, score=self.score,
+            turn=self.turn,
+            max_turns=2,
+            feedback=feedback,
+            valid_action=valid,
+            format_errors=self.format_errors,
+            outcome=self.outcome,
+            score=self.score,
         )
         shown = range(1, len(self.pool) + 1) if self.phase == 1 else self.kept
         info["necessity"] = {
