@@ -7,7 +7,9 @@ LLM trainers, the boundary probe's previous games, benchmarks, examples and test
   caller that looks at the episode as it goes;
 * :func:`play_to_end` plays a whole episode and returns its last :class:`Step`;
 * :func:`run_episode` plays a whole episode and returns its :class:`EpisodeResult`; an
-  :class:`InfrastructureError` from the policy ends it with outcome ``"infra_error"``.
+  :class:`InfrastructureError` from the policy ends it with outcome ``"infra_error"`` (no score,
+  replayed on resume), a :class:`ContextOverflow` with outcome ``"context_overflow"`` (the
+  agent's failure: score 0, not replayed).
 
 The policy sees ``info`` without ``hidden`` (:func:`public_info`).
 """
@@ -23,6 +25,9 @@ from typing import Any, Protocol, runtime_checkable
 import gymnasium as gym
 
 __all__ = [
+    "CONTEXT_OVERFLOW",
+    "ContextOverflow",
+    "EndpointUnreachable",
     "INFRA_ERROR",
     "EpisodeResult",
     "InfrastructureError",
@@ -36,6 +41,8 @@ __all__ = [
 
 #: Outcome of an episode the agent could not finish for reasons outside the model.
 INFRA_ERROR = "infra_error"
+#: Outcome of an episode whose prompt outgrew the model's context window: scored as a failure.
+CONTEXT_OVERFLOW = "context_overflow"
 
 
 class InfrastructureError(RuntimeError):
@@ -43,6 +50,22 @@ class InfrastructureError(RuntimeError):
 
     The harness records the episode with outcome ``"infra_error"``, keeps it out of every
     score and plays it again when the run is resumed: it is never a model loss.
+    """
+
+
+class EndpointUnreachable(InfrastructureError):
+    """No connection to the endpoint at all (refused, unknown host, TLS failure).
+
+    Several in a row at the start of a run mean a wrong ``--base-url`` or a server that is
+    down: the harness stops the run with a clear message instead of burning every episode.
+    """
+
+
+class ContextOverflow(RuntimeError):
+    """The conversation no longer fits the model's context window.
+
+    A limit of the model, not of the infrastructure: the episode ends as
+    ``"context_overflow"`` with score 0, counted in the agent's scores and never replayed.
     """
 
 
@@ -121,7 +144,7 @@ class EpisodeResult:
     transcript: list[dict[str, str]] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    #: ``None``, or what went wrong outside the model (outcome ``"infra_error"``).
+    #: ``None``, or what ended the episode early (outcomes ``"infra_error"``, ``"context_overflow"``).
     error: str | None = None
     #: Who produced each action in a hand-off run (``"first"`` / ``"finisher"``), else empty.
     actors: list[str] = field(default_factory=list)
@@ -154,7 +177,7 @@ def run_episode(
     if seed is None:
         seed = config_id
     start = time.perf_counter()
-    error = None
+    error = overflow = None
     rewards: list[float] = []
     step = None
     try:
@@ -167,21 +190,25 @@ def run_episode(
         if step is None:  # the policy could not even start: nothing was played
             raise
         error = str(err) or type(err).__name__
+    except ContextOverflow as err:
+        if step is None:
+            raise
+        overflow = str(err) or type(err).__name__
     info = step.info
     base = env.unwrapped
     usage = getattr(policy, "usage", None) or {}
     return EpisodeResult(
         env_id=env.spec.id if env.spec else type(base).__name__,
         config_id=info["config_id"],
-        outcome=INFRA_ERROR if error else info["outcome"],
-        score=float("nan") if error else float(info["score"]),
+        outcome=INFRA_ERROR if error else CONTEXT_OVERFLOW if overflow else info["outcome"],
+        score=float("nan") if error else 0.0 if overflow else float(info["score"]),
         turns=info["turn"],
         format_errors=info["format_errors"],
         seconds=time.perf_counter() - start,
         transcript=base.transcript if hasattr(base, "transcript") else [],
         prompt_tokens=int(usage.get("prompt_tokens", 0)),
         completion_tokens=int(usage.get("completion_tokens", 0)),
-        error=error,
+        error=error or overflow,
         actors=list(getattr(policy, "actors", [])),
         seed=seed,
         hidden=info.get("hidden", {}) if not error else {},
