@@ -96,6 +96,17 @@ def _model_kwargs(spec: str, args: argparse.Namespace, extra: dict[str, Any]) ->
     return {k: v for k, v in opts.items() if v is not None} | extra
 
 
+def _styled_env_kwargs(env_id: str, env_kwargs: dict[str, Any], spec: str, style: str | None) -> dict[str, Any]:
+    """``env_kwargs``, plus the env's own variant of a model's ``--prompt-style`` where the
+    paper has one (TurnBench's Answer-Only and CoT prompts), so the two never disagree."""
+    from mtp_gym.agents.base import MODEL_PREFIXES
+    from mtp_gym.turnbench.prompts import PROMPT_STYLES as TURNBENCH_STYLES
+
+    if env_id == "MTP/TuringMachine-v0" and spec.startswith(MODEL_PREFIXES) and style in TURNBENCH_STYLES:
+        return {"prompt_style": style, **env_kwargs}
+    return env_kwargs
+
+
 def _check_agent(spec: str, env_ids: list[str], what: str) -> None:
     from mtp_gym.agents import agent_kinds
     from mtp_gym.agents.base import MODEL_PREFIXES
@@ -174,7 +185,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 out / config.slug,
                 split=args.split,
                 workers=args.workers,
-                env_kwargs={e: env_kwargs for e in env_ids},
+                env_kwargs={e: _styled_env_kwargs(e, env_kwargs, spec, args.prompt_style) for e in env_ids},
                 executor=args.executor,
                 backend=args.backend,
                 address=args.address,
@@ -340,7 +351,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--temperature", type=float, help="sampling temperature for model agents")
     ev.add_argument("--max-tokens", type=_positive_int, help="reply length cap for model agents")
     ev.add_argument(
-        "--prompt-style", choices=("plain", "answer_only", "cot"), help="prompt style for model agents (default: plain)"
+        "--prompt-style",
+        choices=("plain", "answer_only", "cot"),
+        help="prompt style for model agents (default: plain); answer_only and cot also switch the Turing Machine "
+        "to TurnBench's matching prompt",
     )
     ev.add_argument("--system-prompt", help="system prompt for model agents")
     ev.add_argument("--agent-kwargs", help="JSON object of extra agent kwargs, e.g. '{\"max_retries\": 3}'")

@@ -7,7 +7,8 @@ A puzzle subclasses :class:`TextPuzzleEnv` and implements only its rules. The ab
   ``_setup_benchmark(config_id)`` and ``_setup_generated()`` (draw with ``self.np_random``);
 * ``_instructions()``: the first observation;
 * ``_parse(action)``: turn free text into a move, or raise :class:`InvalidAction` with a
-  message saying what was wrong (the game state must not be touched);
+  message saying what was wrong (the game state must not be touched); it gets the reply
+  with reasoning blocks already stripped (see "How replies are read" below);
 * ``_play(move)``: apply a legal move and return a :class:`Reply`;
 * ``_hidden()``: the secret state exposed as ``info["hidden"]``, a new dict on every call
   (users keep what ``step`` returns; ``check_env`` rejects shared mutable objects).
@@ -22,6 +23,28 @@ looks now), ``_timeout()`` (the reply when the turn budget runs out),
 A move whose :class:`Reply` has outcome ``"timeout"`` (a puzzle's own budget, e.g. the Turing
 Machine's round cap) ends the episode as a truncation, like the turn budget.
 
+How replies are read (every puzzle follows this policy):
+
+1. Reasoning blocks (``<think>…</think>``, ``<thinking>…</thinking>``, text before a lone
+   ``</think>``, text after an unclosed ``<think>``) are removed before ``_parse`` sees the
+   reply; the transcript keeps the reply as the model wrote it.
+2. The move is read from the puzzle's tag (or marker) when the reply has one; letter case,
+   whitespace, markdown emphasis and code fences around it do not matter.
+3. Without a tag, only an unambiguous answer position counts (e.g. the first word of a
+   yes/no answer); prose that mentions other candidates is never played.
+4. A reply that names two different moves (two different tags, two different quoted words)
+   is not guessed at: the env re-prompts and says which moves conflicted (:func:`single`).
+   Repeating the same move is fine, and a tag that holds no move (the format restated in
+   the reasoning, ``<guess>bits</guess>``) is ignored when another tag holds one
+   (:func:`read_one`).
+5. A run of more than :data:`mtp_gym.parsing.MAX_DIGITS` digits is rejected before parsing.
+6. A rejected reply costs no turn and leaves the game state untouched; ``max_format_errors``
+   rejections in a row (default 3, for every puzzle) end the episode as ``"format_error"``.
+
+Every observation lies in ``observation_space``: characters outside :data:`TEXT_CHARSET`
+become ``?`` and an over-long text is cut to ``obs_max_length`` (only echoes of the agent's
+own text can make it so long).
+
 The base class owns the turn budget, consecutive-format-error limit, ``info`` keys,
 transcript, rendering, Text spaces and config selection. Every ``info`` value keeps one type
 through an episode (``score`` is 0.0 until ``outcome`` is set): gymnasium's vector envs type
@@ -33,16 +56,29 @@ from __future__ import annotations
 import abc
 import pickle
 import string
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import gymnasium as gym
 
+from mtp_gym.parsing import MAX_DIGITS, long_number, strip_reasoning
 from mtp_gym.spaces import TextSpace
 
-__all__ = ["InvalidAction", "Reply", "TextPuzzleEnv", "TEXT_CHARSET", "OUTCOMES", "check_int"]
+__all__ = [
+    "InvalidAction",
+    "Reply",
+    "TextPuzzleEnv",
+    "TEXT_CHARSET",
+    "OUTCOMES",
+    "check_int",
+    "read_one",
+    "single",
+    "to_charset",
+]
 
 #: Characters of every observation and action space: printable ASCII.
 TEXT_CHARSET = string.printable
+_CHARSET = frozenset(TEXT_CHARSET)
 OUTCOMES = ("success", "failure", "format_error", "timeout")
 CONFIG_SOURCES = ("benchmark", "generated")
 
@@ -76,7 +112,8 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             ``"generated"`` (reset builds a fresh one from ``self.np_random``). ``None``
             picks ``"benchmark"`` when the other kwargs match the benchmark, else
             ``"generated"``. ``reset(options={"config_id": i})`` always selects benchmark
-            configuration ``i``.
+            configuration ``i``; without a ``seed`` it seeds ``np_random`` with ``i``, so a
+            configuration plays the same every time (opponents, simulated users).
         max_format_errors: consecutive malformed actions that end the episode with outcome
             ``"format_error"`` (default 3, as TurnBench retries).
         render_mode: ``"ansi"`` (``render()`` returns the transcript) or ``"human"``
@@ -201,6 +238,8 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             config_id = options.get("config_id")
         if config_id is not None:
             config_id = self._check_config_id(config_id)
+            if seed is None:  # a benchmark configuration always plays the same (opponents, simulated users)
+                super().reset(seed=config_id)
         elif self.configs == "benchmark":
             config_id = int(self.np_random.integers(self.num_configs))
         if config_id is None:
@@ -228,8 +267,11 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             raise RuntimeError("step() called before reset()")
         if not isinstance(action, str):
             return self._reject(repr(action), f"the action must be text (str), got {type(action).__name__}.")
+        text = strip_reasoning(action)
         try:
-            move = self._parse(action)
+            if long_number(text):
+                raise InvalidAction(f"the reply holds a number of more than {MAX_DIGITS} digits.")
+            move = self._parse(text)
         except InvalidAction as err:
             return self._reject(action, str(err))
         self._consecutive_errors = 0
@@ -246,6 +288,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             truncated = True
             self._outcome, self._score = end.outcome, float(end.score or 0.0)
         terminated = self._outcome is not None and not truncated
+        text = self._observation(text)
         transcript = self._transcript
         transcript.append({"role": "assistant", "content": action})
         transcript.append({"role": "user", "content": text})
@@ -301,11 +344,19 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             text = f"Invalid action: {message} {count} The game is over."
         else:
             text = f"Invalid action: {message}{hint} {count}"
+        text = self._observation(text)
         self._transcript.append({"role": "assistant", "content": action})
         self._transcript.append({"role": "user", "content": text})
         if self.render_mode == "human" and not self.defer_human_render:
             self.render()
         return text, 0.0, terminated, False, self._info({"error": message}, False)
+
+    def _observation(self, text: str) -> str:
+        """``text`` inside the observation space: foreign characters as ``?``, cut to length."""
+        text = to_charset(text)
+        if len(text) > self.obs_max_length:
+            text = text[: self.obs_max_length - 5] + " [..]"
+        return text
 
     def _info(self, feedback: dict[str, Any], valid: bool) -> dict[str, Any]:
         return {
@@ -319,6 +370,40 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             "score": self._score,
             "config_id": self._config_id,
         }
+
+
+def to_charset(text: str) -> str:
+    """``text`` with every character outside :data:`TEXT_CHARSET` replaced by ``?``."""
+    return text if all(c in _CHARSET for c in text) else "".join(c if c in _CHARSET else "?" for c in text)
+
+
+def single(values: list[Any], what: str, show: Any = repr) -> Any:
+    """The one move named in ``values`` (repeats allowed), ``None`` if none; several different
+    ones are an :class:`InvalidAction` naming them (a reply is never read as a move the
+    model did not make)."""
+    distinct = list(dict.fromkeys(values))
+    if len(distinct) > 1:
+        names = ", ".join(str(show(v))[:40] for v in distinct[:4])
+        raise InvalidAction(f"the reply names {len(distinct)} different {what} ({names}); give exactly one.")
+    return distinct[0] if distinct else None
+
+
+def read_one(candidates: list[Any], read: Callable[[Any], Any], what: str, show: Any = repr) -> Any:
+    """The one move the ``candidates`` (tag contents, in order) make through ``read``.
+
+    A candidate that ``read`` rejects (e.g. the format restated in the reasoning,
+    ``<guess>bits</guess>``) is ignored when another one is a move; when none is, the last
+    rejection is raised. Different moves are an :class:`InvalidAction` (:func:`single`).
+    """
+    moves, error = [], None
+    for candidate in candidates:
+        try:
+            moves.append(read(candidate))
+        except InvalidAction as err:
+            error = err
+    if not moves and error is not None:
+        raise error
+    return single(moves, what, show)
 
 
 def _format_messages(messages: list[dict[str, str]]) -> str:

@@ -9,7 +9,45 @@ from __future__ import annotations
 import re
 from functools import cache
 
-__all__ = ["extract_tag", "extract_all_tags", "extract_choice", "extract_quoted"]
+__all__ = [
+    "MAX_DIGITS",
+    "extract_all_labeled",
+    "extract_all_tags",
+    "extract_choice",
+    "extract_quoted",
+    "extract_tag",
+    "long_number",
+    "strip_reasoning",
+]
+
+#: No move of any puzzle holds a longer run of digits (Python's ``int()`` refuses 4,300).
+MAX_DIGITS = 1000
+
+_REASONING_BLOCK_RE = re.compile(r"<\s*(think|thinking)\s*>.*?<\s*/\s*\1\s*>", re.IGNORECASE | re.DOTALL)
+_REASONING_CLOSE_RE = re.compile(r"<\s*/\s*(?:think|thinking)\s*>", re.IGNORECASE)
+_REASONING_OPEN_RE = re.compile(r"<\s*(?:think|thinking)\s*>", re.IGNORECASE)
+_LONG_NUMBER_RE = re.compile(rf"\d{{{MAX_DIGITS + 1}}}")
+
+
+def strip_reasoning(text: str) -> str:
+    """``text`` without reasoning blocks: ``<think>…</think>`` (or ``<thinking>``) removed;
+    text before a lone closing tag (a chat template that opened the block in the prompt) and
+    after an unclosed opening tag (reasoning cut off) is reasoning too.
+
+    >>> strip_reasoning("<think>maybe <a>x</a></think><a>y</a>")
+    ' <a>y</a>'
+    """
+    text = _REASONING_BLOCK_RE.sub(" ", text)
+    closing = last_match(_REASONING_CLOSE_RE, text)
+    if closing is not None:
+        text = text[closing.end() :]
+    opening = _REASONING_OPEN_RE.search(text)
+    return text if opening is None else text[: opening.start()]
+
+
+def long_number(text: str) -> bool:
+    """Whether ``text`` holds a run of more than :data:`MAX_DIGITS` digits."""
+    return _LONG_NUMBER_RE.search(text) is not None
 
 
 @cache
@@ -90,3 +128,9 @@ def extract_labeled(text: str, labels: tuple[str, ...] = ("CHOICE",)) -> str | N
     if found is None:
         return None
     return found.group(1).strip()
+
+
+def extract_all_labeled(text: str, labels: tuple[str, ...] = ("CHOICE",)) -> list[str]:
+    """Every ``<LABEL>:`` line's rest, in order (see :func:`extract_labeled`)."""
+    extract_labeled("", labels)  # builds and caches the pattern
+    return [m.group(1).strip() for m in _LABELED_RE[labels].finditer(text)]

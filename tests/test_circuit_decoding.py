@@ -259,17 +259,28 @@ def test_format_errors_reprompt_and_change_nothing(action, needle):
     assert env.game_state_digest() == before
 
 
-def test_tolerant_parsing_and_last_tag_wins():
+def test_tolerant_parsing_and_one_move_per_reply():
     env = gym.make(ENV_ID)
     _, info = env.reset(options={"config_id": 3})
     tables = [c["truth_table"] for c in info["hidden"]["circuits"]]
     reply, *_ = env.step("Thinking... <QUERY> b ( 1 ,0, 1 ) </QUERY>")
     assert reply.startswith(f"B(1, 0, 1) = {tables[1][5]}")
+    # The format restated in the reasoning holds no move: the real tag is read.
     reply, *_ = env.step("The format is <guess>bits</guess>; first: <query>C(1 1 1)</query>")
     assert reply.startswith(f"C(1, 1, 1) = {tables[2][7]}")
-    _, _, term, _, info = env.step(
-        f"<query>A(0,0,0)</query> no, final: <guess>\n{tables[0]}\n{tables[1]}\n{tables[2]}\n</guess>"
-    )
+    # Two queries, or a query and a guess: re-prompted, nothing answered, no turn spent.
+    before = env.unwrapped.game_state_digest()
+    for text in (
+        "<query>A(0,0,0)</query> <query>A(1,1,1)</query>",
+        f"<query>A(0,0,0)</query> <guess>{tables[0]}{tables[1]}{tables[2]}</guess>",
+    ):
+        reply, _, term, _, info = env.step(text)
+        assert reply.startswith("Invalid action: the reply names 2 different actions") and not term
+        assert not info["valid_action"] and info["turn"] == 2
+    assert env.unwrapped.game_state_digest() == before
+    reply, *_ = env.step("<query>A(0,0,0)</query> and again <query>A(0, 0, 0)</query>")
+    assert reply.startswith(f"A(0, 0, 0) = {tables[0][0]}")
+    _, _, term, _, info = env.step(f"final: <guess>\n{tables[0]}\n{tables[1]}\n{tables[2]}\n</guess>")
     assert term and info["score"] == 1.0
 
 

@@ -263,12 +263,27 @@ def test_random_text_never_crashes_and_bad_text_changes_nothing(fuzz_env_id, act
     base = env.unwrapped
     before = base.game_state_digest()
     obs, reward, terminated, truncated, info = env.step(action)
-    assert isinstance(obs, str)
+    assert isinstance(obs, str) and base.observation_space.contains(obs)
     if not info["valid_action"]:
         assert obs.startswith("Invalid action:")
         assert reward == 0.0 and not terminated and not truncated
         assert base.game_state_digest() == before
         assert info["turn"] == 0 and info["format_errors"] == 1
+
+
+def test_echoes_of_long_or_foreign_replies_stay_in_the_observation_space(env_id):
+    """Re-prompts and replies quote the agent's text: cut and made ASCII, never outside the space."""
+    base = gym.make(env_id).unwrapped
+    base.reset(options={"config_id": 0})
+    junk = "ü" * 5000 + "x" * 20000
+    tags = ["attempt", "query", "guess", "question", "final_answer", "answer", "query_odd", "query_degree"]
+    replies = [f"<{t}>{junk}</{t}>" for t in tags]
+    replies += [f"<question>Would you prefer watching {junk} over ü?</question>", f"<CHOICE>: {junk}", f"'{junk}'"]
+    for text in ["é" * 9000, "naïve ✓ " * 2000, *replies]:
+        obs, *_ = base.step(text)
+        assert base.observation_space.contains(obs), (text[:20], len(obs), obs[:200])
+        if base._outcome is not None:
+            base.reset(options={"config_id": 0})
 
 
 _FUZZ_ENVS: dict[str, gym.Env] = {}

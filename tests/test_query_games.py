@@ -204,10 +204,19 @@ def test_hidden_number_is_the_papers_example():
     assert {HiddenNumber.benchmark(1, i).hidden for i in range(20)} == {1, 2, 3, 4}
 
 
-def test_last_tag_wins_and_unclosed_tags_are_explained():
-    assert parse_action("<answer>2</answer> no wait <query_odd></query_odd>") == ("query_odd", "")
+def test_one_action_per_reply_and_unclosed_tags_are_explained():
+    assert parse_action("<query_odd></query_odd> again: <QUERY_ODD> </query_odd>") == ("query_odd", "")
+    with pytest.raises(InvalidAction, match="2 different actions"):
+        parse_action("<answer>2</answer> no wait <query_odd></query_odd>")
     with pytest.raises(InvalidAction, match="not closed"):
         parse_action("<query_odd>")
+    env = gym.make("MTP/HiddenNumber-v0", difficulty=1)
+    env.reset(options={"config_id": 0})
+    # The format restated in the reasoning holds no move; the real tag is read.
+    obs, _, _, _, info = env.step("Format: <answer>NUMBER</answer>. So: <query_greater>2</query_greater>")
+    assert info["valid_action"] and info["feedback"]["query"] == "greater"
+    obs, _, _, _, info = env.step("<query_greater>2</query_greater> or <query_greater>3</query_greater>")
+    assert not info["valid_action"] and "2 different moves" in obs
 
 
 def test_benchmark_split_is_fixed_and_generated_configs_follow_the_seed():

@@ -4,6 +4,7 @@ Each ``tests/replies/<Name>.json`` holds, for one registered id::
 
     {"env_id": "MTP/WordGuess-v0", "env_kwargs": {}, "config_id": 0,
      "before": ["<guess>...</guess>"],            # optional: exact-format moves played first
+                                                  # (a reply may carry its own "before")
      "replies": [{"style": "markdown bold", "reply": "...", "move": "<guess>apple</guess>"},
                  {"style": "two candidates", "reply": "...", "move": null}]}
 
@@ -22,7 +23,7 @@ import gymnasium as gym
 import pytest
 from helpers import ENV_IDS
 
-CORPUS = Path(__file__).resolve().parent / "replies"
+CORPUS = Path(__file__).resolve().parent / "replies"  # rebuilt by tests/replies/build_corpus.py
 MIN_REPLIES = 15
 
 
@@ -42,10 +43,10 @@ CASES = [
 ]
 
 
-def _started(data: dict[str, Any]) -> gym.Env:
+def _started(data: dict[str, Any], case: dict[str, Any]) -> gym.Env:
     env = gym.make(data["env_id"], **data.get("env_kwargs", {}))
     env.reset(options={"config_id": data.get("config_id", 0)})
-    for move in data.get("before", []):
+    for move in case.get("before", data.get("before", [])):
         _, _, terminated, truncated, info = env.step(move)
         assert info["valid_action"] and not (terminated or truncated), (move, info)
     return env
@@ -60,7 +61,7 @@ def test_every_env_has_a_corpus_of_realistic_replies() -> None:
 def test_reply_is_read_as_the_move_the_model_made(env_id: str, index: int) -> None:
     data = CORPORA[env_id]
     case = data["replies"][index]
-    played = _started(data)
+    played = _started(data, case)
     before = played.unwrapped.game_state_digest()
     obs, _, _, _, info = played.step(case["reply"])
     if case["move"] is None:
@@ -69,7 +70,7 @@ def test_reply_is_read_as_the_move_the_model_made(env_id: str, index: int) -> No
         assert info["outcome"] is None or info["outcome"] == "format_error"
         return
     assert info["valid_action"], f"rejected: {obs!r}"
-    expected = _started(data)
+    expected = _started(data, case)
     exp_obs, _, _, _, exp_info = expected.step(case["move"])
     assert exp_info["valid_action"], f"the corpus' own move is malformed: {exp_obs!r}"
     assert (obs, info["outcome"], info["score"]) == (exp_obs, exp_info["outcome"], exp_info["score"])

@@ -431,13 +431,13 @@ def test_invalid_replies_get_the_paper_reprompts_and_change_nothing():
     assert "Please try again with same choice." in obs
 
 
-def test_format_error_limit_is_the_harness_retry_count():
+def test_format_error_limit_is_the_same_as_every_env():
     env = gym.make(ENV_ID)
     env.reset(options={"config_id": 0})
-    for _ in range(3):
+    for _ in range(2):
         assert not _step(env, "no choice")[2]
     _, reward, term, trunc, info = _step(env, "no choice")
-    assert term and info["outcome"] == "format_error" and info["format_errors"] == 4
+    assert term and info["outcome"] == "format_error" and info["format_errors"] == 3
 
 
 def test_cot_style_requires_reasoning():
@@ -623,3 +623,15 @@ def test_classic_oracle_is_within_one_percent_of_the_exact_optimum():
         ours += float(np.mean(queries))
         best += min_expected_queries(setup.cards)
     assert best <= ours <= 1.01 * best
+
+
+def test_the_cli_prompt_style_switches_the_envs_own_variant():
+    from mtp_gym.cli import _styled_env_kwargs
+
+    cot = _styled_env_kwargs(ENV_ID, {"mode": "nightmare"}, "openai:m", "cot")
+    assert cot == {"prompt_style": "cot", "mode": "nightmare"}
+    obs, _ = gym.make(ENV_ID, **cot).reset(options={"config_id": 0})
+    assert "DO NOT include any explanation" not in obs and "<REASONING>" in obs
+    assert _styled_env_kwargs(ENV_ID, {}, "oracle", "cot") == {}  # scripted agents answer in the plain format
+    assert _styled_env_kwargs(ENV_ID, {}, "openai:m", "plain") == {}
+    assert _styled_env_kwargs("MTP/WordGuess-v0", {}, "openai:m", "cot") == {}

@@ -59,7 +59,10 @@ CI_SAMPLE = range(0, 400, 10)
         ("**Yes**", True),
         ("'no'", False),
         ("I checked the attributes of my word: yes", True),
-        ("Yes. It is not a type of that... wait, no.", False),  # the last word wins
+        ("Yes, there is no doubt.", True),  # the first word is the answer
+        ("Yes. It is not a type of that... wait, no.", True),
+        ("Hmm. Answer: **no**", False),
+        ("Let me think: yes, it is.", True),  # all its yes/no words agree
         ("<answer>no</answer> (yes, I am sure)", False),  # the tag wins
         ("Okay, I have chosen a secret word. Ask away!", None),
         ("I know nothing, yesterday", None),  # yes/no only as whole words

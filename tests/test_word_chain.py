@@ -22,6 +22,7 @@ import mtp_gym
 from mtp_gym import word_chain_v0
 from mtp_gym.agents import make_agent
 from mtp_gym.agents.oracles.word_chain import WordChainSolver
+from mtp_gym.core import InvalidAction
 from mtp_gym.data import scowl_words
 from mtp_gym.envs.word_chain import (
     NOT_IN_LIST,
@@ -57,7 +58,7 @@ def env_with(lexicon, first=0, opener=None, **kwargs) -> WordChainEnv:
     [
         ("Okay, I'll start with 'encirclement'", "encirclement"),  # the paper's example
         ("Ok, my word is: 'topaz'.", "topaz"),
-        ("You said 'topaz', so I'll say 'zebra'", "zebra"),  # the last quoted word
+        ("'zebra', I say 'zebra'!", "zebra"),  # the same word twice
         ("I'll say 'zebra' since it starts with 'z'", "zebra"),  # a quoted letter is not a move
         ("My word: 'Zebra.'", "zebra"),
         ('I pick "zebra"', "zebra"),
@@ -70,6 +71,15 @@ def env_with(lexicon, first=0, opener=None, **kwargs) -> WordChainEnv:
 )
 def test_parse_word(text, word):
     assert parse_word(text) == word
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["You said 'topaz', so I'll say 'zebra'", "I'll go with 'sacred', since 'access' ends in s."],
+)
+def test_two_different_quoted_words_are_not_guessed_at(text):
+    with pytest.raises(InvalidAction, match="2 different quoted words"):
+        parse_word(text)
 
 
 def test_violation_rules_and_their_order():

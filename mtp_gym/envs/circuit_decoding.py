@@ -12,9 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int, read_one
 from mtp_gym.data import load_json
-from mtp_gym.parsing import last_match
 
 AND, OR, NOT = "AND", "OR", "NOT"
 GATES = (AND, OR, NOT)
@@ -349,10 +348,9 @@ _GUESS_JUNK_RE = re.compile(r"[\s,;|]")
 _ARGS_SPLIT_RE = re.compile(r"[\s,]+")
 
 
-def parse_action(text: str) -> tuple[str, str] | None:
-    """``("query" | "guess", content)`` of the last query/guess tag, or ``None``."""
-    found = last_match(_ACTION_RE, text)
-    return None if found is None else (found.group(1).lower(), found.group(2).strip())
+def action_tags(text: str) -> list[tuple[str, str]]:
+    """``("query" | "guess", content)`` of every query/guess tag, in order."""
+    return [(m.group(1).lower(), m.group(2).strip()) for m in _ACTION_RE.finditer(text)]
 
 
 def parse_call(content: str, labels: str, num_inputs: int) -> tuple[int, tuple[int, ...]]:
@@ -465,8 +463,10 @@ class CircuitDecodingEnv(TextPuzzleEnv):
         separated by commas or spaces. ``<guess>bits</guess>``: ``C * 2^k`` binary digits (spaces
         and commas ignored), the truth table of each circuit in label order, each listing the
         outputs for the inputs in binary counting order (``A(0, 0, 0)``, ``A(0, 0, 1)``, ...,
-        ``A(1, 1, 1)``, then ``B(0, 0, 0)``, ...). The tags may sit anywhere in the reply; when
-        both appear, the last one wins. A guess ends the game whenever it comes (the paper's
+        ``A(1, 1, 1)``, then ``B(0, 0, 0)``, ...). The tag may sit anywhere in the reply; several
+        different queries or a query and a guess in one reply are a re-prompt that names them
+        (one action per turn; a tag that holds no move, like ``<guess>bits</guess>`` restated,
+        is ignored). A guess ends the game whenever it comes (the paper's
         models sometimes answer before using every query). Format errors (re-prompt, no turn
         spent, state untouched): no tag, an unknown label, the wrong number of inputs, a
         non-binary input, a query after all queries are spent, a guess with other characters
@@ -619,10 +619,13 @@ class CircuitDecodingEnv(TextPuzzleEnv):
         return instructions_text(len(self._labels), self._k, self._config["inventory"], self.num_queries)
 
     def _parse(self, action: str) -> tuple:
-        found = parse_action(action)
-        if found is None:
+        tags = action_tags(action)
+        if not tags:
             raise InvalidAction("no <query>...</query> or <guess>...</guess> tag found.")
-        kind, content = found
+        return read_one(tags, self._read_tag, "actions (one query or guess per turn)", show=self._show_move)
+
+    def _read_tag(self, tag: tuple[str, str]) -> tuple:
+        kind, content = tag
         if kind == "guess":
             return ("guess", parse_guess(content, len(self._labels), self._k))
         if self._queries_left == 0:
@@ -631,6 +634,11 @@ class CircuitDecodingEnv(TextPuzzleEnv):
                 "as <guess>bits</guess>."
             )
         return ("query", *parse_call(content, self._labels, self._k))
+
+    def _show_move(self, move: tuple) -> str:
+        if move[0] == "guess":
+            return f"<guess>{move[1]}</guess>"
+        return f"<query>{call_text(self._labels[move[1]], move[2])}</query>"
 
     def _play(self, move: tuple) -> Reply:
         if move[0] == "guess":

@@ -11,9 +11,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int, read_one
 from mtp_gym.data import load_json
-from mtp_gym.parsing import extract_tag
+from mtp_gym.parsing import extract_all_tags, extract_tag
 
 ATTRIBUTES = (
     "Intellectual Depth",
@@ -418,8 +418,8 @@ class MovieRecEnv(TextPuzzleEnv):
         last question the answer, then the unseen table and the request for the final answer.
 
     Action Format:
-        Questioning phase: ``<question>Would you prefer watching X over Y?</question>`` (last tag
-        wins; case, surrounding quotes and spacing are tolerated, "watching" is optional).
+        Questioning phase: ``<question>Would you prefer watching X over Y?</question>`` (two
+        different questions in one reply are a re-prompt; case, surrounding quotes and spacing are tolerated, "watching" is optional).
         Final phase: ``<final_answer>Title</final_answer>``. A re-prompt (no turn spent, no state
         change) for: a missing tag or the other phase's tag, a question not of that form, a title
         that is not in the library (during questions an unseen title is reported the same way, so
@@ -598,8 +598,8 @@ class MovieRecEnv(TextPuzzleEnv):
 
     def _parse(self, action: str) -> tuple[str, int, int] | tuple[str, int]:
         if self._asked < self.num_questions:
-            content = extract_tag(action, "question")
-            if content is None:
+            contents = extract_all_tags(action, "question")
+            if not contents:
                 left = self.num_questions - self._asked
                 extra = (
                     " The final answer comes after all the questions."
@@ -609,25 +609,40 @@ class MovieRecEnv(TextPuzzleEnv):
                 raise InvalidAction(
                     f"no <question>...</question> tag found; {left} question{'s' * (left != 1)} remaining.{extra}"
                 )
-            unknown: list[str] = []
-            for first, second in parse_question(content):
-                i, j = self._seen_index.get(normalize_title(first)), self._seen_index.get(normalize_title(second))
-                if i is not None and j is not None:
-                    if i == j:
-                        raise InvalidAction(
-                            f"a movie cannot be compared with itself ({first.strip()!r}); ask about two different movies."
-                        )
-                    return ("question", i, j)
-                unknown += [t.strip() for t, k in ((first, i), (second, j)) if k is None]
-            names = ", ".join(repr(t[:60]) for t in dict.fromkeys(unknown))
-            raise InvalidAction(f"not a movie of the library table: {names}.")
-        content = extract_tag(action, "final_answer")
-        if content is None:
+            i, j = read_one(
+                contents,
+                self._read_question,
+                "questions",
+                show=lambda p: f"{self._movies.seen_titles[p[0]]} vs {self._movies.seen_titles[p[1]]}",
+            )
+            return ("question", i, j)
+        contents = extract_all_tags(action, "final_answer")
+        if not contents:
             extra = " The questions are over." if extract_tag(action, "question") is not None else ""
             raise InvalidAction(f"no <final_answer>...</final_answer> tag found.{extra}")
+        pick = read_one(contents, self._read_final, "final answers", show=lambda k: self._movies.unseen_titles[k])
+        return ("final", pick)
+
+    def _read_question(self, content: str) -> tuple[int, int]:
+        """Indices of the two seen movies a ``<question>`` compares (order kept)."""
+        unknown: list[str] = []
+        for first, second in parse_question(content):
+            i, j = self._seen_index.get(normalize_title(first)), self._seen_index.get(normalize_title(second))
+            if i is not None and j is not None:
+                if i == j:
+                    raise InvalidAction(
+                        f"a movie cannot be compared with itself ({first.strip()!r}); ask about two different movies."
+                    )
+                return i, j
+            unknown += [t.strip() for t, k in ((first, i), (second, j)) if k is None]
+        names = ", ".join(repr(t[:60]) for t in dict.fromkeys(unknown))
+        raise InvalidAction(f"not a movie of the library table: {names}.")
+
+    def _read_final(self, content: str) -> int:
+        """Index of the new-set movie a ``<final_answer>`` names."""
         key = normalize_title(content)
         if key in self._unseen_index:
-            return ("final", self._unseen_index[key])
+            return self._unseen_index[key]
         if key in self._seen_index:
             raise InvalidAction(
                 f"{content.strip()[:60]!r} is from the questioning library; pick a movie from the new set."

@@ -9,8 +9,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
-from mtp_gym.parsing import extract_labeled
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int, single
+from mtp_gym.parsing import extract_all_labeled
 from mtp_gym.turnbench import rules
 from mtp_gym.turnbench.prompts import MODES, PROMPT_STYLES, STAGE_PROMPTS
 
@@ -29,6 +29,9 @@ NIGHTMARE_MAPPING_PROMPT = """In nightmare mode you may also add <MAPPING>: 0=[j
 _COLOUR_RE = {c: re.compile(rf"\b{c}\b\s*[=:]\s*\[?\s*(\d+)", re.IGNORECASE) for c in ("BLUE", "YELLOW", "PURPLE")}
 _BARE_CODE_RE = re.compile(r"^[\[(\s]*([1-5])\s*,?\s*([1-5])\s*,?\s*([1-5])[\])\s.]*$")
 _SKIP_RE = re.compile(r"\bSKIP\b", re.IGNORECASE)
+_VERIFIER_RE = re.compile(r"(?:verifier\s*(?:num(?:ber)?)?\s*)?#?\s*(-?\d+)$", re.IGNORECASE)
+# What may follow a choice on its line: the optional report tags.
+_AFTER_CHOICE_RE = re.compile(r"<\s*(?:BELIEF|MAPPING|REASONING)\b.*$", re.IGNORECASE)
 _REASONING_RE = re.compile(r"<\s*REASONING\s*>|(?:^|\n)[ \t*]*REASONING\**\s*:", re.IGNORECASE)
 
 
@@ -114,12 +117,15 @@ class TuringMachineEnv(TextPuzzleEnv):
         ``<CHOICE>: BLUE=X, YELLOW=Y, PURPLE=Z`` (proposal; also ``<PROPOSAL>:`` which the
         paper's own prompts show, a bare ``CHOICE:`` line, or three digits like ``<CHOICE>: 245``),
         ``<CHOICE>: n`` or ``<CHOICE>: SKIP`` (question), ``<CHOICE>: SKIP`` or a code (deduce).
-        The last choice in the reply counts; case, markdown bold and surrounding text are fine.
+        Case, markdown bold, surrounding text and angle brackets around the value
+        (``<CHOICE>: <1>``, ``<CHOICE>: Verifier <2>``, ``<CHOICE>: <SKIP>``) are fine; a
+        choice line that does not parse (e.g. the format restated in the reasoning) is ignored,
+        and two choice lines that make different moves get a re-prompt naming both.
         In CoT style a ``<REASONING>`` tag is required, as in the published harness. A malformed
         reply gets the paper's stage re-prompt and an invalid verifier number the paper's "not a
         valid verifier number" re-prompt; neither changes the game nor costs a turn, and
-        ``max_format_errors`` (default 4) in a row end the episode with outcome ``format_error``:
-        the harness re-prompts up to 3 times per stage and gives up on the next failure.
+        ``max_format_errors`` (default 3, as every env) in a row end the episode with outcome
+        ``format_error``.
 
         Optional, any stage (beyond the paper): ``<BELIEF>: 0=B<Y, 1=blue_eq_1|blue_gt_1, 2=?``
         states, per verifier number, the criteria of that verifier's own card still held
@@ -177,7 +183,7 @@ class TuringMachineEnv(TextPuzzleEnv):
         harness), ``setup_ids`` (``None`` or published ids), ``allow_non_unique`` (False),
         ``belief_prompt`` (False), ``max_turns`` (``5 * max_rounds``), ``configs`` (``None`` |
         ``"benchmark"`` | ``"generated"``; ``setups="generated"`` implies ``"generated"``),
-        ``max_format_errors`` (4), ``render_mode``.
+        ``max_format_errors`` (3), ``render_mode``.
 
     Version History:
         v0: initial release.
@@ -197,7 +203,7 @@ class TuringMachineEnv(TextPuzzleEnv):
         belief_prompt: bool = False,
         max_turns: int | None = None,
         configs: str | None = None,
-        max_format_errors: int = 4,
+        max_format_errors: int = 3,
         render_mode: str | None = None,
     ) -> None:
         if mode not in MODES:
@@ -308,29 +314,36 @@ class TuringMachineEnv(TextPuzzleEnv):
         if self.prompt_style == "cot" and not _REASONING_RE.search(action):
             raise InvalidAction(invalid)
         labels = ("CHOICE", "PROPOSAL") if stage == "proposal" else ("CHOICE",)
-        choice = extract_labeled(action, labels)
-        if choice is None:
+        moves, bad_verifier = [], None
+        for choice in extract_all_labeled(action, labels):
+            move = self._read_choice(stage, _AFTER_CHOICE_RE.sub("", choice).replace("<", " ").replace(">", " "))
+            if isinstance(move, str):
+                bad_verifier = move
+            elif move is not None:
+                moves.append(move)
+        if not moves:
+            if bad_verifier is not None:
+                raise InvalidAction(self._prompts["verifier_invalid"].format(verifier_num=bad_verifier))
             raise InvalidAction(invalid)
-        choice = choice.split("<", 1)[0]  # a <BELIEF> tag may follow on the same line
+        kind, value = single(moves, "choices", show=lambda m: "SKIP" if m[1] is None else m[1])
+        return kind, value, action
+
+    def _read_choice(self, stage: str, choice: str) -> tuple[str, Any] | str | None:
+        """The move one ``<CHOICE>:`` line makes, ``None`` if malformed, or the text of a
+        verifier number that does not exist."""
         if stage == "proposal":
             code = parse_code(choice)
-            if code is None:
-                raise InvalidAction(invalid)
-            return "propose", code, action
+            return None if code is None else ("propose", code)
         if _SKIP_RE.search(choice):
-            return "skip", None, action
+            return ("skip", None)
         if stage == "question":
-            m = re.search(r"-?\d+", choice)
+            m = _VERIFIER_RE.match(choice.strip(" \t*_`'\"[]().:"))
             if m is None:
-                raise InvalidAction(invalid)
-            n = int(m.group(0))
-            if not 0 <= n < len(self._masks):
-                raise InvalidAction(self._prompts["verifier_invalid"].format(verifier_num=m.group(0)[:12]))
-            return "query", n, action
+                return None
+            n = int(m.group(1))
+            return ("query", n) if 0 <= n < len(self._masks) else m.group(1)[:12]
         code = parse_code(choice)
-        if code is None:
-            raise InvalidAction(invalid)
-        return "submit", code, action
+        return None if code is None else ("submit", code)
 
     def _play(self, move: tuple[str, Any, str]) -> Reply:
         kind, value, action = move

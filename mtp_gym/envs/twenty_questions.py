@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, single
 from mtp_gym.data import load_json
-from mtp_gym.parsing import extract_tag, last_match
+from mtp_gym.parsing import last_match
 
 # --------------------------------------------------------------------------- constants
 HYPERNYM, GUESS = "hypernym", "guess"
@@ -56,6 +56,9 @@ Ok, let me know once you've picked your word (remember, don't tell me what it is
 FIRST_QUESTION = "\n\nFirst question: {question}"
 
 _ANSWER_RE = re.compile(r"(?<![A-Za-z0-9_])(yes|no)(?![A-Za-z0-9_])", re.IGNORECASE)
+_TAGGED_RE = re.compile(r"<\s*answer\s*>[\s*_`'\"]*(yes|no)\b.*?<\s*/\s*answer\s*>", re.IGNORECASE | re.DOTALL)
+_LABELED_ANSWER_RE = re.compile(r"\banswer\s*\**\s*(?:is)?\s*[:\-]?\s*[*_`'\"]*(yes|no)\b", re.IGNORECASE)
+_FIRST_WORD_RE = re.compile(r"[\s*_`'\">#\-]*(yes|no)\b", re.IGNORECASE)
 _LEXICON_RE = re.compile(
     r"from the list below:\n\n(.*?)\n\nI will ask you.*?attributes listed below:\n\n(.*?)\n\nSo for example", re.DOTALL
 )
@@ -77,13 +80,24 @@ def parse_question(text: str) -> tuple[str, str]:
 
 
 def parse_answer(text: str) -> bool | None:
-    """``True`` for yes, ``False`` for no, ``None`` if the text holds neither word.
+    """``True`` for yes, ``False`` for no, ``None`` if the reply holds neither word.
 
-    An ``<answer>`` tag is read instead of the whole text; the last yes/no word wins.
+    Read, in order: ``<answer>`` tags; else ``Answer: yes`` / ``Final answer: no`` labels;
+    else the reply's first word; else the yes/no words of the whole reply, which must agree.
+    Tags or labels that disagree, or a reply that says both words without starting with
+    one, are an :class:`InvalidAction`.
     """
-    tagged = extract_tag(text, "answer")
-    found = last_match(_ANSWER_RE, text if tagged is None else tagged)
-    return None if found is None else found.group(1).lower() == "yes"
+    for pattern in (_TAGGED_RE, _LABELED_ANSWER_RE):
+        found = [m.group(1).lower() for m in pattern.finditer(text)]
+        if found:
+            return single(found, "answers") == "yes"
+    first = _FIRST_WORD_RE.match(text)
+    if first is not None:
+        return first.group(1).lower() == "yes"
+    found = [m.group(1).lower() for m in _ANSWER_RE.finditer(text)]
+    if len(set(found)) > 1:
+        raise InvalidAction("the reply says both 'yes' and 'no'; start it with the one you mean.")
+    return found[0] == "yes" if found else None
 
 
 def format_instructions(hypernyms: Mapping[str, Sequence[str]]) -> str:
@@ -366,11 +380,12 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
 
     Action Format:
         Free text containing the answer ``yes`` or ``no`` as a word, any case, surrounded by
-        anything (``No.``, ``**Yes**``, ``'no'``, ``I checked the list: yes``). An
-        ``<answer>...</answer>`` tag, if present, is read instead of the whole text. When
-        both words occur, the last one is the answer (models state the answer after their
-        reasoning). A reply without a standalone ``yes``/``no`` is a format error: a re-prompt
-        that repeats the question, no turn spent, the user does not move.
+        anything (``No.``, ``**Yes**``, ``'no'``, ``I checked the list: yes``). Read in order:
+        ``<answer>...</answer>`` tags, else an ``Answer: yes`` label, else the reply's first
+        word (``Yes, there is no doubt.`` is yes), else the reply's yes/no words when they all
+        agree. Tags or labels that disagree, or both words with neither first, are a re-prompt
+        naming the conflict. A reply without a standalone ``yes``/``no`` is a format error: a
+        re-prompt that repeats the question, no turn spent, the user does not move.
 
     Observation Space:
         ``Text`` over printable ASCII, ``max_length`` the longest possible instructions.

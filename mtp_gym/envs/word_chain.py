@@ -11,7 +11,7 @@ import re
 from functools import cache, lru_cache
 from typing import Any
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, single
 from mtp_gym.data import asset_path, scowl_words
 
 BENCH_LEXICON_SIZE, N_BENCH_GAMES = 500, 400
@@ -31,14 +31,20 @@ _STRIP = " \t\n.,;:!?()[]{}*`"
 
 
 # ---------------------------------------------------------------------- pure rules
-def parse_word(text: str) -> str | None:
-    """The move in a reply: the last quoted token of 2+ characters, stripped, lowercased."""
-    word = None
+def quoted_words(text: str) -> list[str]:
+    """Every quoted token of 2+ characters in a reply, stripped, lowercased, in order."""
+    words = []
     for match in _QUOTED_RE.finditer(text):
         token = next(g for g in match.groups() if g is not None).strip(_STRIP).lower()
         if len(token) >= 2:
-            word = token
-    return word
+            words.append(token)
+    return words
+
+
+def parse_word(text: str) -> str | None:
+    """The move in a reply: its one quoted word (said any number of times), ``None`` if none;
+    several different quoted words are an :class:`InvalidAction` (which one is the move?)."""
+    return single(quoted_words(text), "quoted words")
 
 
 def violation(word: str, lexicon: frozenset[str], used: set[str] | frozenset[str], previous: str | None) -> str | None:
@@ -219,10 +225,11 @@ class WordChainEnv(TextPuzzleEnv):
 
     Action Format:
         The chosen word in single quotes (``Okay, I'll start with 'encirclement'``), tolerant of
-        reasoning around it, of case, and of double or curly quotes. The LAST quoted token of
-        two or more characters is the move (a quoted single letter such as ``'z'`` is taken as
-        talk about a letter, not as a move). A reply with no such quoted token is a format
-        error: re-prompt, no turn spent, nothing changes. A quoted token that is not an allowed
+        reasoning around it, of case, and of double or curly quotes. The quoted token of two or
+        more characters is the move (a quoted single letter such as ``'z'`` is taken as talk
+        about a letter, not as a move); the same word quoted twice is fine, two different ones
+        (``'sacred', since 'access' ends in s``) are a re-prompt naming both. A reply with no
+        such quoted token is a format error: re-prompt, no turn spent, nothing changes. A quoted token that is not an allowed
         word (misspelt, invented, or with digits or hyphens) IS a move, and a losing one: the
         paper's rule "select a word that isn't on the list, you lose". Surrounding punctuation
         inside the quotes (``'topaz.'``) is stripped first.

@@ -9,9 +9,9 @@ import re
 from functools import cache, lru_cache
 from typing import Any
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, read_one
 from mtp_gym.data import load_json, scowl_words
-from mtp_gym.parsing import extract_tag
+from mtp_gym.parsing import extract_all_tags
 
 GREEN, YELLOW, GREY = "green", "yellow", "grey"
 BENCH_VOCAB_SIZE, BENCH_WORD_LENGTH, N_BENCH_VOCABS = 40, 5, 10
@@ -90,6 +90,14 @@ def generation_pool(word_length: int) -> tuple[str, ...]:
     return tuple(u for w in scowl_words() if len(w) == word_length and (u := w.upper()) not in bench)
 
 
+def _read_attempt(content: str) -> str:
+    """The word of one ``<attempt>``, upper case; anything else is an :class:`InvalidAction`."""
+    word = content.strip(" \t\n'\"`.*").upper()
+    if not word.isascii() or not word.isalpha():
+        raise InvalidAction(f"the attempt {content[:60]!r} is not a single word of letters.")
+    return word
+
+
 class WordGuessEnv(TextPuzzleEnv):
     """Word Guess (Multi-Turn Puzzles, section 2.1 and appendix A.4).
 
@@ -106,7 +114,8 @@ class WordGuessEnv(TextPuzzleEnv):
         separated by ", ". Each reply is the feedback line, e.g. ``green, grey, grey, grey, yellow``.
 
     Action Format:
-        ``<attempt>WORD</attempt>`` anywhere in the reply (last tag wins), any case. A missing
+        ``<attempt>WORD</attempt>`` anywhere in the reply, any case; two different attempts
+        in one reply are a re-prompt naming both. A missing
         tag or a tag that does not hold a single word of letters is a format error: re-prompt,
         no turn spent. A word of letters that is not in the vocabulary costs the turn and the
         reply says so.
@@ -222,13 +231,10 @@ class WordGuessEnv(TextPuzzleEnv):
         return "Reply with one word from the vocabulary as <attempt>WORD</attempt>."
 
     def _parse(self, action: str) -> str:
-        content = extract_tag(action, "attempt")
-        if content is None:
+        contents = extract_all_tags(action, "attempt")
+        if not contents:
             raise InvalidAction("no <attempt>...</attempt> tag found.")
-        word = content.strip(" \t\n'\"`.*").upper()
-        if not word.isascii() or not word.isalpha():
-            raise InvalidAction(f"the attempt {content[:60]!r} is not a single word of letters.")
-        return word
+        return read_one(contents, _read_attempt, "attempts")
 
     def _play(self, word: str) -> Reply:
         if word not in self._vocab_set:

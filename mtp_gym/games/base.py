@@ -47,14 +47,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction
-from mtp_gym.parsing import last_match
+from mtp_gym.core import InvalidAction, single
 
 __all__ = [
     "QuerySpec",
     "Game",
     "Evidence",
     "config_rng",
+    "action_tags",
     "parse_action",
     "answer_items",
     "answer_ints",
@@ -135,18 +135,24 @@ def answer_subset(text: str, answer_format: str, k: int, low: int, high: int, me
     return out
 
 
-def parse_action(text: str) -> tuple[str, str]:
-    """``("query", NAME)`` / ``("answer", "")`` kind and the raw content of the LAST tag.
-
-    Returns ``(tag, content)`` where ``tag`` is ``"answer"`` or ``"query_NAME"`` (lower case).
-    Raises :class:`InvalidAction` when no complete tag is present.
-    """
-    found = last_match(_ACTION_RE, text)
-    if found is None:
+def action_tags(text: str) -> list[tuple[str, str]]:
+    """``(tag, content)`` of every complete ``<query_NAME>`` / ``<answer>`` tag, in order
+    (``tag`` lower case, content stripped). Raises :class:`InvalidAction` when there is none."""
+    found = [(m.group(1).lower(), m.group(2).strip()) for m in _ACTION_RE.finditer(text)]
+    if not found:
         if _OPEN_RE.search(text):
             raise InvalidAction("a <query_NAME> or <answer> tag is not closed.")
         raise InvalidAction("no <query_NAME>...</query_NAME> or <answer>...</answer> tag found.")
-    return found.group(1).lower(), found.group(2).strip()
+    return found
+
+
+def parse_action(text: str) -> tuple[str, str]:
+    """``(tag, content)`` of the reply's one action tag (the same tag repeated is fine).
+
+    ``tag`` is ``"answer"`` or ``"query_NAME"`` (lower case). Raises :class:`InvalidAction`
+    when no complete tag is present or two different ones are.
+    """
+    return single(action_tags(text), "actions", show=lambda t: f"<{t[0]}>{t[1][:20]}</{t[0]}>")
 
 
 class Game:

@@ -9,8 +9,8 @@ import importlib
 from collections.abc import Hashable
 from typing import Any
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
-from mtp_gym.games.base import LEVELS, Game, parse_action
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int, read_one
+from mtp_gym.games.base import LEVELS, Game, action_tags
 
 __all__ = ["GameEnv", "resolve_game", "CONFIGS_PER_LEVEL", "DEFAULT_DIFFICULTY"]
 
@@ -51,7 +51,8 @@ class GameEnv(TextPuzzleEnv):
 
     Action Format:
         ``<query_NAME>arg1, arg2</query_NAME>`` or ``<answer>...</answer>`` anywhere in the reply;
-        the last complete tag wins; tag names are case-insensitive. A missing tag, an unknown
+        one move per reply (the same tag repeated is fine; two different moves are a re-prompt
+        naming both; a tag that holds no move is ignored); tag names are case-insensitive. A missing tag, an unknown
         query, wrong argument count/type, an illegal argument or an unparseable answer is a
         format error: re-prompt, no turn spent, state untouched. Deviation from the paper
         (which stops at the first format error): the episode ends with ``format_error`` after
@@ -139,7 +140,10 @@ class GameEnv(TextPuzzleEnv):
         return "Reply with one <query_NAME>args</query_NAME> or <answer>...</answer>."
 
     def _parse(self, action: str) -> tuple[str, Any]:
-        tag, content = parse_action(action)
+        return read_one(action_tags(action), self._read_tag, "moves", show=lambda m: f"{m[0]} {m[1]}")
+
+    def _read_tag(self, found: tuple[str, str]) -> tuple[str, Any]:
+        tag, content = found
         if tag == "answer":
             if not content:
                 raise InvalidAction(f"the answer is empty; submit as {self.game.answer_format}.")

@@ -13,7 +13,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from mtp_gym.core import TEXT_CHARSET, check_int
+from mtp_gym.core import TEXT_CHARSET, InvalidAction, check_int, to_charset
 from mtp_gym.data import scowl_words
 from mtp_gym.envs.word_chain import (
     BENCH_LEXICON_SIZE,
@@ -32,6 +32,7 @@ from mtp_gym.envs.word_chain import (
     parse_word,
     violation_message,
 )
+from mtp_gym.parsing import strip_reasoning
 
 ACTION_TYPES = ("text", "discrete")
 N_LETTERS = 26
@@ -247,9 +248,13 @@ class WordChainAECEnv(AECEnv):
         game = self._game
         self._acted[agent] = True
         if self.action_type == "text":
-            word = parse_word(action) if isinstance(action, str) else None
+            try:
+                word = parse_word(strip_reasoning(action)) if isinstance(action, str) else None
+                error = "no word in single quotes found."
+            except InvalidAction as err:
+                word, error = None, to_charset(str(err))
             if word is None:
-                self._reject(agent, other, action)
+                self._reject(agent, other, action, error)
                 return
         else:
             if (
@@ -311,20 +316,20 @@ class WordChainAECEnv(AECEnv):
         pass
 
     # ------------------------------------------------------------------ helpers
-    def _reject(self, agent: str, other: str, action: Any) -> None:
+    def _reject(self, agent: str, other: str, action: Any, error: str) -> None:
         self._format_errors[agent] += 1
         self._consecutive[agent] += 1
         self._valid[agent] = False
-        self._feedback[agent] = {"error": "no word in single quotes found."}
+        self._feedback[agent] = {"error": error}
         count = f"(format error {self._consecutive[agent]} of {self.max_format_errors} in a row)"
         self._transcript.append(f"[{agent}] {action!r}")
         if self._consecutive[agent] >= self.max_format_errors:
             self._game.forfeit(self.possible_agents.index(agent))
-            self._messages[agent] = f"Invalid action: no word in single quotes found. {count} You lose."
+            self._messages[agent] = f"Invalid action: {error} {count} You lose."
             self._messages[other] = "I cannot find a word. I lose."
             self._finish(loser=self.possible_agents.index(agent), forfeit=True)
         else:
-            self._messages[agent] = f"Invalid action: no word in single quotes found. {FORMAT_HINT} {count}"
+            self._messages[agent] = f"Invalid action: {error} {FORMAT_HINT} {count}"
         self._transcript.append(f"[env -> {agent}] {self._messages[agent]}")
         if self._game.over:
             self._transcript.append(f"[env -> {other}] {self._messages[other]}")
