@@ -168,7 +168,20 @@ def _executor(kind: str, workers: int, agent_config: AgentConfig) -> Executor | 
     if kind == "auto":
         # Endpoints wait on the network (threads); scripted agents use the CPU (processes).
         kind = "thread" if agent_config.is_model() else "process"
-    return ThreadPoolExecutor(workers) if kind == "thread" else ProcessPoolExecutor(workers)
+    return ThreadPoolExecutor(workers) if kind == "thread" else ProcessPoolExecutor(workers, initializer=die_with_parent)
+
+
+def die_with_parent(interval: float = 0.5) -> None:
+    """Pool-worker initializer: exit as soon as the process that started the worker is gone
+    (a ``kill -9`` of ``mtp-gym eval`` must not leave workers blocked forever)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
 def bounded_map(pool: Executor, fn: Any, tasks: Iterable[tuple], limit: int, on_result: Any) -> None:

@@ -5,25 +5,56 @@ on an ``O_APPEND`` descriptor, so a run killed at any instant leaves every earli
 at most a last partial line, which :class:`RunLog` cuts off when it reopens the file.
 Re-opening a directory resumes it: episodes already logged (outcome other than
 ``infra_error``) are skipped, a changed agent or env config is refused.
+
+Nothing finished is lost: a line that cannot be read (garbage, a blank line, invalid UTF-8,
+a record without its keys) is skipped and reported, never a reason to drop what follows;
+only an incomplete last line is cut. Logs are read line by line, and what a resume keeps in
+memory is one small record per configuration (no transcripts). One run at a time writes a
+directory: :class:`RunLog` holds an exclusive lock (``.lock``) until it is closed, and a second
+run on the same directory is refused (:class:`RunLocked`).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunLog", "ConfigMismatch", "read_episodes", "to_jsonable", "LOG_NAME", "CONFIG_NAME"]
+__all__ = [
+    "RunLog",
+    "RunLocked",
+    "ConfigMismatch",
+    "LogScan",
+    "keep_latest",
+    "latest",
+    "read_episodes",
+    "scan_episodes",
+    "to_jsonable",
+    "LOG_NAME",
+    "CONFIG_NAME",
+]
 
 LOG_NAME = "episodes.jsonl"
 CONFIG_NAME = "config.json"
+LOCK_NAME = ".lock"
+#: Keys every episode record has; a line without them is unreadable.
+REQUIRED = ("env_id", "config_id", "outcome")
+#: The large fields of a record, left out where only the numbers are needed.
+HEAVY = ("transcript", "hidden")
 
 
 class ConfigMismatch(ValueError):
     """The directory holds a run of a different agent or env configuration."""
+
+
+class RunLocked(ValueError):
+    """Another run is writing to the directory."""
 
 
 def to_jsonable(value: Any) -> Any:
@@ -43,21 +74,82 @@ def to_jsonable(value: Any) -> Any:
     return str(value)
 
 
-def read_episodes(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """The whole lines of a log and the byte offset just after the last one."""
+@dataclass
+class LogScan:
+    """What reading a log found besides its records."""
+
+    #: 1-based numbers of the lines that could not be read (skipped).
+    skipped: list[int] = field(default_factory=list)
+    #: Byte offset just after the last complete line.
+    end: int = 0
+    #: Whether the file ends with an incomplete line (a write cut short by a kill).
+    partial: bool = False
+
+    def warning(self, path: Path) -> str | None:
+        """A one-line account of the skipped lines, or ``None``."""
+        if not self.skipped:
+            return None
+        shown = ", ".join(map(str, self.skipped[:10])) + (", ..." if len(self.skipped) > 10 else "")
+        return f"{path}: skipped {len(self.skipped)} unreadable line(s) (line {shown}); every other episode is kept"
+
+
+def _record(line: bytes) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(record, dict) or any(k not in record for k in REQUIRED):
+        return None
+    return record
+
+
+def scan_episodes(path: Path, scan: LogScan | None = None, slim: bool = False) -> Iterator[dict[str, Any]]:
+    """The readable records of a log, in order, streamed; ``scan`` collects what was skipped.
+
+    ``slim`` drops the large fields (:data:`HEAVY`). An incomplete last line is neither a
+    record nor a skipped line: ``scan.partial`` says it is there.
+    """
+    scan = scan if scan is not None else LogScan()
     if not path.exists():
-        return [], 0
-    data = path.read_bytes()
-    records, good = [], 0
-    for line in data.splitlines(keepends=True):
-        if not line.endswith(b"\n"):
-            break
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            break
-        good += len(line)
-    return records, good
+        return
+    with open(path, "rb") as f:
+        for number, line in enumerate(f, 1):
+            if not line.endswith(b"\n"):
+                scan.partial = True
+                return
+            scan.end += len(line)
+            record = _record(line) if line.strip() else None
+            if record is None:
+                scan.skipped.append(number)
+                continue
+            if slim:
+                for key in HEAVY:
+                    record.pop(key, None)
+            yield record
+
+
+def read_episodes(path: Path, slim: bool = False) -> tuple[list[dict[str, Any]], int]:
+    """The readable records of a log and the byte offset just after its last complete line."""
+    scan = LogScan()
+    records = list(scan_episodes(path, scan, slim))
+    return records, scan.end
+
+
+def _lock(directory: Path) -> int:
+    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 64, 0).decode(errors="replace").strip()
+        os.close(fd)
+        who = f" (pid {holder})" if holder.isdigit() else ""
+        raise RunLocked(
+            f"--out {directory}: another mtp-gym run{who} is writing to it; wait for it to finish "
+            "(it resumes from the same directory) or give another --out"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd
 
 
 class RunLog:
@@ -73,7 +165,15 @@ class RunLog:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.config_path = self.dir / CONFIG_NAME
         self.path = self.dir / LOG_NAME
-        agent_config, envs = to_jsonable(agent_config), to_jsonable(envs)
+        self._fd = -1
+        self._lock_fd = _lock(self.dir)
+        try:
+            self._open(to_jsonable(agent_config), to_jsonable(envs))
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, agent_config: dict[str, Any], envs: dict[str, dict[str, Any]]) -> None:
         if self.config_path.exists():
             old = json.loads(self.config_path.read_text())
             if old.get("agent_config") != agent_config:
@@ -92,10 +192,21 @@ class RunLog:
         tmp = self.config_path.with_suffix(".tmp")
         tmp.write_text(json.dumps({"agent_config": agent_config, "envs": envs}, indent=2, sort_keys=True))
         os.replace(tmp, self.config_path)
-        self.records, good = read_episodes(self.path)
-        if self.path.exists() and self.path.stat().st_size > good:
-            os.truncate(self.path, good)  # a line cut short by a kill
+        self.scan = LogScan()
+        self._latest: dict[tuple[str, int], dict[str, Any]] = {}
+        for record in scan_episodes(self.path, self.scan, slim=True):
+            keep_latest(self._latest, record)
+        if self.scan.partial:
+            os.truncate(self.path, self.scan.end)  # a line cut short by a kill
+        warning = self.scan.warning(self.path)
+        if warning:
+            print(f"warning: {warning}", file=sys.stderr)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """The latest record per (env, config) (see :func:`latest`), without transcripts."""
+        return list(self._latest.values())
 
     @property
     def label(self) -> str:
@@ -103,17 +214,24 @@ class RunLog:
 
     def done(self) -> set[tuple[str, int]]:
         """(env id, config id) of every episode that needs no replay."""
-        return {(r["env_id"], r["config_id"]) for r in self.records if r["outcome"] != "infra_error"}
+        return {k for k, r in self._latest.items() if r["outcome"] != "infra_error"}
 
     def append(self, record: dict[str, Any]) -> None:
         line = json.dumps(to_jsonable(record), separators=(",", ":")) + "\n"
         os.write(self._fd, line.encode())
-        self.records.append(record)
+        keep_latest(self._latest, {k: v for k, v in record.items() if k not in HEAVY})
 
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)  # releases the lock
+            self._lock_fd = -1
+
+    def __del__(self) -> None:
+        if hasattr(self, "_lock_fd"):
+            self.close()
 
     def __enter__(self) -> RunLog:
         return self
@@ -122,11 +240,18 @@ class RunLog:
         self.close()
 
 
+def keep_latest(kept: dict[tuple[str, int], dict[str, Any]], record: dict[str, Any]) -> None:
+    """Put ``record`` in ``kept`` under its (env, config) unless it is an ``infra_error`` and a
+    real record is held: the last real record wins, else the last ``infra_error``."""
+    key = (record["env_id"], record["config_id"])
+    held = kept.get(key)
+    if held is None or record["outcome"] != "infra_error" or held["outcome"] == "infra_error":
+        kept[key] = record
+
+
 def latest(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """One record per (env, config): the last real one, else the last ``infra_error``."""
     best: dict[tuple[str, int], dict[str, Any]] = {}
     for r in records:
-        key = (r["env_id"], r["config_id"])
-        if key not in best or r["outcome"] != "infra_error" or best[key]["outcome"] == "infra_error":
-            best[key] = r
+        keep_latest(best, r)
     return list(best.values())

@@ -18,12 +18,13 @@ from __future__ import annotations
 import csv
 import json
 import math
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mtp_gym.eval.log import CONFIG_NAME, LOG_NAME, latest, read_episodes
+from mtp_gym.eval.log import CONFIG_NAME, LOG_NAME, LogScan, keep_latest, scan_episodes
 
 __all__ = ["Row", "load_runs", "compute_rows", "macro_rows", "markdown", "write_report", "parse_prices", "BASELINES"]
 
@@ -106,13 +107,20 @@ def find_run_dirs(paths: Iterable[str | Path]) -> list[Path]:
     return found
 
 
-def load_runs(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
-    """Every episode record of the run dirs (the latest one per agent, env and config)."""
-    by_agent: dict[str, list[dict[str, Any]]] = {}
+def load_runs(paths: Iterable[str | Path], warn: Any = None) -> list[dict[str, Any]]:
+    """Every episode record of the run dirs (the latest one per agent, env and config), without
+    transcripts. Unreadable lines are skipped and reported through ``warn`` (default: stderr)."""
+    by_agent: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}
     for d in find_run_dirs(paths):
         label = json.loads((d / CONFIG_NAME).read_text())["agent_config"]["agent"]
-        by_agent.setdefault(label, []).extend(read_episodes(d / LOG_NAME)[0])
-    return [r | {"agent": label} for label, recs in by_agent.items() for r in latest(recs)]
+        kept = by_agent.setdefault(label, {})
+        scan = LogScan()
+        for r in scan_episodes(d / LOG_NAME, scan, slim=True):
+            keep_latest(kept, r)
+        message = scan.warning(d / LOG_NAME)
+        if message:
+            (warn or (lambda m: print(f"warning: {m}", file=sys.stderr)))(message)
+    return [r | {"agent": label} for label, recs in by_agent.items() for r in recs.values()]
 
 
 def run_env_kwargs(paths: Iterable[str | Path]) -> dict[str, dict[str, Any]]:

@@ -1,0 +1,136 @@
+"""The run log loses nothing: bad lines are skipped (not the rest of the log), one writer per
+directory, workers die with the parent."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mtp_gym.eval.harness import AgentConfig, run_eval, select_configs
+from mtp_gym.eval.log import RunLocked, RunLog, read_episodes
+from mtp_gym.eval.report import load_runs
+
+WG = "MTP/WordGuess-v0"
+TESTS = Path(__file__).parent
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+
+
+def _slow_args(out: Path, split: str, delay: float, workers: int = 1, executor: str = "thread") -> list[str]:
+    return [
+        "eval",
+        "--env",
+        WG,
+        "--agent",
+        "py:harness_agents:SlowAgent",
+        "--agent-kwargs",
+        json.dumps({"env": WG, "delay": delay}),
+        "--split",
+        split,
+        "--workers",
+        str(workers),
+        "--executor",
+        executor,
+        "--out",
+        str(out),
+        "--no-report",
+        "--no-progress",
+    ]
+
+
+def _wait_for_lines(log: Path, n: int, timeout: float = 60) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < n):
+        time.sleep(0.01)
+
+
+def test_bad_lines_in_the_middle_are_skipped_and_reported_not_the_rest(tmp_path, capsys):
+    run_eval([WG], AgentConfig("oracle"), tmp_path, config_ids={WG: list(range(6))}, progress=False)
+    path = tmp_path / "episodes.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 6
+    bad = [b"garbage that is not json\n", b"\n", b"{}\n", b'{"env_id": "x"}\n', b"\xff\xfe{\n"]
+    path.write_bytes(b"".join(lines[:2] + bad + lines[2:]) + b'{"agent":"oracle","env_id":"MTP/Wo')
+    capsys.readouterr()
+    log = run_eval([WG], AgentConfig("oracle"), tmp_path, config_ids={WG: list(range(8))}, progress=False)
+    err = capsys.readouterr().err
+    assert "skipped 5 unreadable line(s) (line 3, 4, 5, 6, 7)" in err and "every other episode is kept" in err
+    records, _ = read_episodes(path)
+    # The six finished episodes were kept (not replayed), two new ones added, the partial line cut.
+    ids = [r["config_id"] for r in records]
+    assert ids[:6] == [r["config_id"] for r in map(json.loads, lines)]
+    assert sorted(ids) == list(range(8)) and len(log.records) == 8
+    kept = path.read_bytes().splitlines(keepends=True)
+    assert len(kept) == 6 + len(bad) + 2 and all(line.endswith(b"\n") for line in kept)
+    # The report reads every readable record and says what it skipped.
+    warnings: list[str] = []
+    assert len(load_runs([tmp_path], warn=warnings.append)) == 8
+    assert warnings and "skipped 5" in warnings[0]
+
+
+def test_a_second_run_on_the_same_directory_is_refused(tmp_path):
+    with RunLog(tmp_path, AgentConfig("oracle").identity(), {WG: {}}):
+        with pytest.raises(RunLocked, match=rf"another mtp-gym run \(pid {os.getpid()}\) is writing"):
+            run_eval([WG], AgentConfig("oracle"), tmp_path, split="2", progress=False)
+    assert not (tmp_path / "episodes.jsonl").read_bytes()  # the refused run wrote nothing
+    log = run_eval([WG], AgentConfig("oracle"), tmp_path, split="2", progress=False)  # the lock is released
+    assert len(log.records) == 2
+
+
+def test_concurrent_cli_runs_play_nothing_twice_and_lose_nothing(tmp_path):
+    out = tmp_path / "runs"
+    args = _slow_args(out, "20", 0.02)
+    log = out / "py_harness_agents_SlowAgent" / "episodes.jsonl"
+    first = subprocess.Popen([sys.executable, "-m", "mtp_gym.cli", *args], env=ENV, stderr=subprocess.PIPE)
+    _wait_for_lines(log, 2)
+    second = subprocess.run([sys.executable, "-m", "mtp_gym.cli", *args], env=ENV, capture_output=True, text=True)
+    assert second.returncode == 1 and "another mtp-gym run" in second.stderr and "give another --out" in second.stderr
+    assert first.wait(120) == 0
+    ids = [r["config_id"] for r in read_episodes(log)[0]]
+    assert sorted(ids) == select_configs("20", 400), "lost or duplicated episodes"
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="reads the process table from /proc")
+def test_process_pool_workers_die_with_a_killed_parent(tmp_path):
+    out = tmp_path / "runs"
+    args = _slow_args(out, "100", 0.2, workers=2, executor="process")
+    log = out / "py_harness_agents_SlowAgent" / "episodes.jsonl"
+    parent = subprocess.Popen([sys.executable, "-m", "mtp_gym.cli", *args], env=ENV)
+    _wait_for_lines(log, 2)
+    workers = [p for p in _children(parent.pid) if _alive(p)]
+    assert workers, "no worker processes found"
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(_alive(p) for p in workers):
+        time.sleep(0.1)
+    left = [p for p in workers if _alive(p)]
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"workers {left} outlived their parent"
