@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import deque
 from pathlib import Path
@@ -42,6 +43,10 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # exit code 2 with the usage, as argparse does
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+#: ``mtp-gym eval``'s exit status when episodes still lack a result because the endpoint failed.
+EXIT_INFRA = 3
 
 
 def _fail(message: str) -> SystemExit:
@@ -122,8 +127,15 @@ def _check_agent(spec: str, env_ids: list[str], what: str) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from mtp_gym.eval.harness import BACKENDS, EXECUTORS, AgentConfig, BackendUnavailable, run_eval, select_configs
-    from mtp_gym.eval.log import latest
+    from mtp_gym.eval.harness import (
+        BACKENDS,
+        EXECUTORS,
+        AgentConfig,
+        BackendUnavailable,
+        EndpointDown,
+        run_eval,
+        select_configs,
+    )
 
     env_ids = _env_ids(args.env)
     specs = [a.strip() for a in args.agent.split(",") if a.strip()]
@@ -170,6 +182,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     agent_extra = _json_arg("--agent-kwargs", args.agent_kwargs)
     out = Path(args.out)
     dirs = []
+    infra = 0
     for spec in specs:
         config = AgentConfig(
             spec,
@@ -191,22 +204,30 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 address=args.address,
                 progress=not args.no_progress,
             )
-        except (ValueError, BackendUnavailable) as err:  # bad kwargs (named), a changed config, no ray
+        except (ValueError, BackendUnavailable, EndpointDown) as err:  # bad kwargs, a changed config, no ray
             raise _fail(str(err)) from None
         dirs.append(log.dir)
-        infra = sum(r["outcome"] == "infra_error" for r in latest(log.records))
-        if infra:
+        missing = sum(r["outcome"] == "infra_error" for r in log.records)
+        infra += missing
+        if missing:
             print(
-                f"{config.label}: {infra} episode(s) ended in infra_error (endpoint failure): they stay out of "
+                f"{config.label}: {missing} episode(s) ended in infra_error (endpoint failure): they stay out of "
                 "the scores; re-run the same command to play them again",
                 file=sys.stderr,
             )
     if not args.no_report:
-        print(_report(dirs, out / "report", args.price, baselines=True, progress=not args.no_progress))
-    return 0
+        report = _report(
+            dirs, out / "report", args.price, baselines=True, progress=not args.no_progress, trust_code=True
+        )
+        print(report)
+    return EXIT_INFRA if infra else 0
 
 
-def _report(dirs: list[Path], out: Path, price: list[str], baselines: bool, progress: bool = False) -> str:
+def _report(
+    dirs: list[Path], out: Path, price: list[str], baselines: bool, progress: bool = False, trust_code: bool = False
+) -> str:
+    """The report of ``dirs``. A run directory is data: unless ``trust_code``, no baseline is
+    played where its env kwargs name code outside mtp_gym (``"module:Class"``)."""
     from mtp_gym.eval.report import BASELINES, compute_rows, load_runs, parse_prices, run_env_kwargs, write_report
 
     try:
@@ -215,8 +236,36 @@ def _report(dirs: list[Path], out: Path, price: list[str], baselines: bool, prog
     except ValueError as err:
         raise _fail(str(err)) from None
     if baselines:
-        records += _baseline_records(records, run_env_kwargs(dirs), out / "baselines", BASELINES, progress)
+        env_kwargs = run_env_kwargs(dirs)
+        untrusted = {e: refs for e, kw in env_kwargs.items() if (refs := foreign_code(kw))}
+        if untrusted and not trust_code:
+            for env_id, refs in untrusted.items():
+                print(
+                    f"report: no baselines for {env_id}: its env kwargs name code outside mtp_gym ({', '.join(refs)}); "
+                    "pass --trust-code to run it",
+                    file=sys.stderr,
+                )
+            records_for = [r for r in records if r["env_id"] not in untrusted]
+        else:
+            records_for = records
+        records += _baseline_records(records_for, env_kwargs, out / "baselines", BASELINES, progress)
     return write_report(compute_rows(records, prices), out)
+
+
+_CODE_REF_RE = re.compile(r"^([A-Za-z_][\w.]*):[A-Za-z_][\w.]*$")
+
+
+def foreign_code(value: Any) -> list[str]:
+    """The ``"module:Attr"`` strings in (nested) kwargs whose module is not part of mtp_gym."""
+    if isinstance(value, dict):
+        return [ref for v in value.values() for ref in foreign_code(v)]
+    if isinstance(value, (list, tuple)):
+        return [ref for v in value for ref in foreign_code(v)]
+    if isinstance(value, str):
+        m = _CODE_REF_RE.match(value)
+        if m and m.group(1).split(".")[0] != "mtp_gym":
+            return [value]
+    return []
 
 
 def _baseline_records(records, env_kwargs, out: Path, kinds, progress: bool) -> list[dict[str, Any]]:
@@ -248,7 +297,8 @@ def _baseline_records(records, env_kwargs, out: Path, kinds, progress: bool) -> 
 
 def cmd_report(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(args.dirs[0]) / "report"
-    print(_report([Path(d) for d in args.dirs], out, args.price, baselines=not args.no_baselines))
+    dirs = [Path(d) for d in args.dirs]
+    print(_report(dirs, out, args.price, baselines=not args.no_baselines, trust_code=args.trust_code))
     print(f"\nwritten: {out}/report.md, report.csv, macro.csv, scores.png, turns.png", file=sys.stderr)
     return 0
 
@@ -387,6 +437,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="US$ per 1M prompt,completion tokens of an agent (repeatable)",
     )
     rp.add_argument("--no-baselines", action="store_true", help="do not add random/oracle rows the directories lack")
+    rp.add_argument(
+        "--trust-code",
+        action="store_true",
+        help="let the baselines import the code a run directory's env kwargs name ('module:Class' outside mtp_gym)",
+    )
     rp.set_defaults(func=cmd_report)
     pl = sub.add_parser("play", help="play an env yourself in the terminal")
     pl.add_argument("env", metavar="ID", help="env id")

@@ -162,6 +162,23 @@ class EpisodeResult:
         return asdict(self)
 
 
+def _with_reasoning(transcript: list[dict[str, Any]], policy: Policy) -> list[dict[str, Any]]:
+    """The transcript with the policy's per-action ``reasoning`` (if it keeps any) added to
+    its assistant messages."""
+    reasoning = getattr(policy, "reasoning", None)
+    if not reasoning or not any(reasoning):
+        return transcript
+    thoughts = iter(reasoning)
+    out = []
+    for message in transcript:
+        if message["role"] == "assistant":
+            thought = next(thoughts, None)
+            if thought:
+                message = {**message, "reasoning": thought}
+        out.append(message)
+    return out
+
+
 def run_episode(
     env: gym.Env,
     policy: Policy,
@@ -205,7 +222,7 @@ def run_episode(
         turns=info["turn"],
         format_errors=info["format_errors"],
         seconds=time.perf_counter() - start,
-        transcript=base.transcript if hasattr(base, "transcript") else [],
+        transcript=_with_reasoning(base.transcript if hasattr(base, "transcript") else [], policy),
         prompt_tokens=int(usage.get("prompt_tokens", 0)),
         completion_tokens=int(usage.get("completion_tokens", 0)),
         error=error or overflow,

@@ -335,6 +335,6 @@ def test_a_rejected_request_is_an_infra_error_at_once(server):
 
     wrong_path = server.url.removesuffix("/v1") + "/no-such-api"  # 404: a config error, not transient
     agent = make_agent("openai:smollm2", "MTP/WordGuess-v0", base_url=wrong_path, max_tokens=4)
-    with pytest.raises(InfrastructureError, match="NotFoundError"):
+    with pytest.raises(InfrastructureError, match="HTTP 404"):
         agent.act("hello", {})
     assert agent.usage["retries"] == 0

@@ -134,3 +134,93 @@ def test_process_pool_workers_die_with_a_killed_parent(tmp_path):
     for p in left:
         os.kill(p, signal.SIGKILL)
     assert not left, f"workers {left} outlived their parent"
+
+
+def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "mtp_gym.cli", *args], env=env or ENV, capture_output=True, text=True, timeout=300
+    )
+
+
+def _dead_url() -> str:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+
+
+def test_eval_exits_non_zero_while_infra_errors_remain(tmp_path):
+    kwargs = json.dumps({"max_retries": 0})
+    args = ["eval", "--env", WG, "--agent", "openai:m", "--base-url", _dead_url(), "--agent-kwargs", kwargs]
+    done = _cli(*args, "--split", "2", "--out", str(tmp_path), "--no-report", "--no-progress")
+    assert done.returncode == 3, done.stderr
+    assert "2 episode(s) ended in infra_error" in done.stderr and "re-run the same command" in done.stderr
+
+
+def test_a_dead_endpoint_stops_the_run_after_three_episodes(tmp_path):
+    kwargs = json.dumps({"max_retries": 0})
+    args = ["eval", "--env", WG, "--agent", "openai:m", "--base-url", _dead_url(), "--agent-kwargs", kwargs]
+    done = _cli(*args, "--split", "20", "--out", str(tmp_path), "--no-report", "--no-progress")
+    assert done.returncode == 1 and "the first 3 episodes found no endpoint" in done.stderr
+    assert "Check --base-url" in done.stderr
+    (log,) = tmp_path.rglob("episodes.jsonl")
+    assert [r["outcome"] for r in read_episodes(log)[0]] == ["infra_error"] * 3  # logged, replayed next time
+
+
+def test_report_runs_no_code_a_run_directory_names_unless_trusted(tmp_path):
+    run = tmp_path / "runs" / "m"
+    (tmp_path / "mods").mkdir()
+    marker = tmp_path / "payload-ran"
+    (tmp_path / "mods" / "payload_mod.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    hn = "MTP/HiddenNumber-v0"
+    log = RunLog(run, {"agent": "m"}, {hn: {"game": "payload_mod:Game"}})
+    log.append(
+        {
+            "agent": "m",
+            "env_id": hn,
+            "config_id": 0,
+            "outcome": "success",
+            "score": 1.0,
+            "turns": 3,
+            "format_errors": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "seconds": 0.1,
+        }
+    )
+    log.close()
+    env = {**ENV, "PYTHONPATH": os.pathsep.join([str(tmp_path / "mods"), ENV["PYTHONPATH"]])}
+    done = _cli("report", str(tmp_path / "runs"), env=env)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists() and "pass --trust-code" in done.stderr and "payload_mod:Game" in done.stderr
+    _cli("report", str(tmp_path / "runs"), "--trust-code", env=env)
+    assert marker.exists()
+
+
+def test_credentials_never_reach_the_run_directory(tmp_path):
+    from fake_endpoint import FakeEndpoint, status
+
+    with FakeEndpoint(default=status(401, '{"error": "bad key"}')) as ep:
+        url = ep.url.replace("http://", "http://alice:s3cret@") + "?api_key=hunter2"
+        done = _cli(
+            "eval",
+            "--env",
+            WG,
+            "--agent",
+            "openai:m",
+            "--base-url",
+            url,
+            "--split",
+            "2",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        )
+    assert done.returncode == 3
+    assert ep.requests, "the endpoint was never asked"
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert b"s3cret" not in data and b"hunter2" not in data, path
+    assert "s3cret" not in done.stderr + done.stdout and "hunter2" not in done.stderr + done.stdout

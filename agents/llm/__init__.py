@@ -8,7 +8,7 @@ Both LLM agents send the env's instructions as the first user message (see
 :mod:`mtp_gym.agents.llm.prompts` for the answer-only / chain-of-thought styles), keep the chat history
 of the episode and count tokens in ``agent.usage``. An endpoint failure raises
 :class:`mtp_gym.episode.InfrastructureError` (the harness logs ``infra_error``, never a loss).
-Heavy imports (``openai``, ``transformers``) happen only when an agent is built.
+Heavy imports (``transformers``) happen only when an agent is built.
 """
 
 from mtp_gym.agents.llm.chat import ChatAgent

@@ -15,7 +15,10 @@ class ChatAgent:
     Subclasses implement :meth:`complete` (messages in, reply text and token counts out).
     ``usage`` counts the tokens of the current episode (``prompt_tokens``,
     ``completion_tokens``, ``calls``, ``retries``); ``history`` is the conversation so far
-    (system prompt, then alternating user/assistant messages).
+    (system prompt, then alternating user/assistant messages); ``reasoning`` holds, per
+    action, the reasoning the model returned apart from its reply (``None`` if none): a
+    subclass sets ``last_reasoning`` in :meth:`complete`. It is stored in the episode's
+    transcript, never sent back to the model.
     """
 
     def __init__(self, prompt_style: str | PromptStyle = "plain", system_prompt: str | None = None) -> None:
@@ -28,10 +31,14 @@ class ChatAgent:
         self.seed = seed
         self.history = [{"role": "system", "content": self.style.system_prompt}] if self.style.system_prompt else []
         self.usage = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "retries": 0}
+        self.reasoning: list[str | None] = []
+        self.last_reasoning: str | None = None
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         self.history.append({"role": "user", "content": self.style.user_message(observation)})
+        self.last_reasoning = None
         text, prompt_tokens, completion_tokens = self.complete(self.history)
+        self.reasoning.append(self.last_reasoning)
         self.usage["prompt_tokens"] += prompt_tokens
         self.usage["completion_tokens"] += completion_tokens
         self.usage["calls"] += 1

@@ -2,49 +2,52 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import random
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 from mtp_gym.agents.llm.chat import ChatAgent
+from mtp_gym.agents.llm.endpoint import Connection, Dropped, Fault, Unreachable, classify, redact_url
 from mtp_gym.agents.llm.prompts import PromptStyle
-from mtp_gym.episode import InfrastructureError
+from mtp_gym.episode import ContextOverflow, EndpointUnreachable, InfrastructureError
 
-__all__ = ["OpenAIChatAgent", "is_transient"]
+__all__ = ["OpenAIChatAgent", "OPENAI_BASE_URL"]
 
-#: HTTP statuses worth another try: request timeout, conflict, rate limit, server errors.
-TRANSIENT_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
-
-
-def is_transient(err: BaseException) -> bool:
-    """True for transport errors a retry can cure: timeouts, lost connections, 429, 5xx."""
-    import openai
-
-    if isinstance(err, (openai.APITimeoutError, openai.APIConnectionError)):
-        return True
-    return isinstance(err, openai.APIStatusError) and err.status_code in TRANSIENT_STATUSES
+OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 
 class OpenAIChatAgent(ChatAgent):
-    """Plays through the official ``openai`` client's chat completions.
+    """Plays through an endpoint's ``/chat/completions``.
 
     Args:
         model: the model name the endpoint serves.
-        base_url: the endpoint (default: ``$OPENAI_BASE_URL``, else OpenAI's API).
+        base_url: the endpoint (default: ``$OPENAI_BASE_URL``, else OpenAI's API);
+            ``user:password@`` in it is sent as basic auth and never logged.
         api_key_env: environment variable holding the key (default ``OPENAI_API_KEY``); a
             local endpoint (``base_url`` given) gets a placeholder key when it is unset.
         temperature, top_p, max_tokens, seed, stop: sampling parameters (``None``: the
             endpoint's default, as the Multi-Turn Puzzles paper used); ``extra`` adds any other
-            ``chat.completions.create`` argument (e.g. ``{"reasoning_effort": "high"}``).
+            request field (e.g. ``{"reasoning_effort": "high"}``).
         prompt_style, system_prompt: see :mod:`mtp_gym.agents.llm.prompts`.
-        max_retries: tries after the first for transient transport errors (timeouts, lost
-            connections, 429, 5xx), with exponential backoff from ``backoff`` seconds (doubling,
-            capped at ``max_backoff``, jittered). When they are spent, or for any other API
-            error (bad request, auth, unknown model), :class:`InfrastructureError` is raised:
-            the harness records ``infra_error``, never a model loss.
-        timeout: seconds per request.
+        timeout: seconds for one whole request, connection to last byte (default 120).
+        action_timeout: seconds for one action, retries and waits included (default 600).
+        max_retries: tries after the first for faults a retry can cure: lost or refused
+            connections, a passed deadline, HTTP 408/409/425/429/5xx, and a 200 whose body is
+            not a chat completion (malformed JSON, a proxy's HTML page, no ``choices``).
+            Waits double from ``backoff`` seconds (capped at ``max_backoff``, jittered), or
+            follow the server's ``Retry-After``.
+
+    When the retries or the action's time are spent, or at once for any other error (bad
+    request, auth, unknown model), :class:`~mtp_gym.episode.InfrastructureError` is raised
+    (:class:`~mtp_gym.episode.EndpointUnreachable` when no connection could be made): the
+    harness records ``infra_error``, never a model loss. A prompt that no longer fits the
+    context window raises :class:`~mtp_gym.episode.ContextOverflow` at once: the episode
+    ends as ``context_overflow``, the model's failure. ``reasoning_content`` (or
+    ``reasoning``) of a reply is kept in ``agent.reasoning``, one entry per action.
     """
 
     def __init__(
@@ -63,15 +66,17 @@ class OpenAIChatAgent(ChatAgent):
         max_retries: int = 6,
         backoff: float = 1.0,
         max_backoff: float = 60.0,
-        timeout: float = 600.0,
+        timeout: float = 120.0,
+        action_timeout: float = 600.0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        import openai
-
         if not model:
             raise ValueError("model: empty model name; use 'openai:MODEL'")
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+        for name, value in (("timeout", timeout), ("action_timeout", action_timeout)):
+            if not value > 0:
+                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
         base_url = base_url or os.environ.get("OPENAI_BASE_URL")
         api_key = os.environ.get(api_key_env)
         if api_key is None:
@@ -79,7 +84,15 @@ class OpenAIChatAgent(ChatAgent):
                 raise ValueError(f"api_key_env: ${api_key_env} is not set (needed for OpenAI's API; or give base_url)")
             api_key = "no-key"
         self.model = model
-        self.base_url = base_url
+        self.connection = Connection(base_url or OPENAI_BASE_URL)
+        self.base_url = redact_url(base_url)
+        self.where = self.base_url or "OpenAI"
+        self.headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "mtp-gym"}
+        if self.connection.userinfo is not None:
+            basic = base64.b64encode(unquote(self.connection.userinfo).encode()).decode()
+            self.headers["Authorization"] = f"Basic {basic}"
+        else:
+            self.headers["Authorization"] = f"Bearer {api_key}"
         self.params = {
             k: v
             for k, v in {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens, "stop": stop}.items()
@@ -87,34 +100,49 @@ class OpenAIChatAgent(ChatAgent):
         } | dict(extra or {})
         self.fixed_seed = seed
         self.max_retries, self.backoff, self.max_backoff = max_retries, backoff, max_backoff
+        self.timeout, self.action_timeout = timeout, action_timeout
         self._sleep = sleep
         self._jitter = random.Random()
-        # The client's own retries are off: ours count, log and end in InfrastructureError.
-        self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
         super().__init__(prompt_style, system_prompt)
 
     def complete(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
-        import openai
-
-        params = dict(self.params)
+        payload = {"model": self.model, "messages": messages, **self.params}
         seed = self.fixed_seed if self.fixed_seed is not None else self.seed
         if seed is not None:
-            params["seed"] = seed
+            payload["seed"] = seed
+        end = time.monotonic() + self.action_timeout
         for attempt in range(self.max_retries + 1):
-            try:
-                response = self.client.chat.completions.create(model=self.model, messages=messages, **params)
-                break
-            except openai.OpenAIError as err:
-                if not is_transient(err):
-                    raise InfrastructureError(f"{type(err).__name__} from {self.base_url or 'OpenAI'}: {err}") from err
-                if attempt == self.max_retries:
-                    raise InfrastructureError(
-                        f"{type(err).__name__} from {self.base_url or 'OpenAI'} after {attempt + 1} tries: {err}"
-                    ) from err
-                self.usage["retries"] += 1
-                delay = min(self.max_backoff, self.backoff * 2**attempt)
-                self._sleep(delay * (0.5 + self._jitter.random() / 2))
-        choice = response.choices[0] if response.choices else None
-        text = (choice.message.content if choice and choice.message else None) or ""
-        usage = response.usage
-        return text, int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
+            fault = self._try(payload, min(end, time.monotonic() + self.timeout))
+            if not isinstance(fault, Fault):
+                self.last_reasoning = fault["reasoning"]
+                return fault["content"], fault["prompt_tokens"], fault["completion_tokens"]
+            if fault.overflow:
+                raise ContextOverflow(f"{self.where}: {fault.message}")
+            if not fault.transient:
+                raise InfrastructureError(f"{self.where}: {fault.message}")
+            delay = fault.wait
+            if delay is None:
+                delay = min(self.max_backoff, self.backoff * 2**attempt) * (0.5 + self._jitter.random() / 2)
+            delay = min(delay, self.max_backoff)
+            if attempt == self.max_retries or time.monotonic() + delay >= end:
+                spent = (
+                    "tries" if attempt == self.max_retries else f"tries within action_timeout={self.action_timeout:g}s"
+                )
+                if fault.unreachable:
+                    raise EndpointUnreachable(
+                        f"endpoint unreachable: {self.where} after {attempt + 1} {spent}: {fault.message}"
+                    )
+                raise InfrastructureError(f"{self.where} after {attempt + 1} {spent}: {fault.message}")
+            self.usage["retries"] += 1
+            self._sleep(delay)
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _try(self, payload: dict[str, Any], deadline: float) -> dict[str, Any] | Fault:
+        try:
+            answer = self.connection.post("/chat/completions", payload, self.headers, deadline)
+        except Unreachable as err:
+            return Fault(str(err), transient=True, unreachable=True)
+        except Dropped as err:
+            return Fault(str(err), transient=True)
+        result = classify(answer)
+        return result if isinstance(result, Fault) else result[1]

@@ -31,6 +31,7 @@ from mtp_gym.episode import INFRA_ERROR, run_episode
 from mtp_gym.eval.log import RunLog
 
 __all__ = [
+    "EndpointDown",
     "AgentConfig",
     "run_eval",
     "select_configs",
@@ -47,7 +48,7 @@ RAY_INSTALL = "pip install 'ray>=2.10'"
 #: Ray CPUs one episode of an endpoint-only agent (``openai:``) reserves: it mostly waits on the network.
 RAY_ENDPOINT_CPUS = 0.25
 #: Agent kwargs that change how an endpoint is reached, not what the agent plays.
-TRANSPORT_KWARGS = ("base_url", "api_key_env", "max_retries", "backoff", "max_backoff", "timeout")
+TRANSPORT_KWARGS = ("base_url", "api_key_env", "max_retries", "backoff", "max_backoff", "timeout", "action_timeout")
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,9 @@ def _executor(kind: str, workers: int, agent_config: AgentConfig) -> Executor | 
     if kind == "auto":
         # Endpoints wait on the network (threads); scripted agents use the CPU (processes).
         kind = "thread" if agent_config.is_model() else "process"
-    return ThreadPoolExecutor(workers) if kind == "thread" else ProcessPoolExecutor(workers, initializer=die_with_parent)
+    return (
+        ThreadPoolExecutor(workers) if kind == "thread" else ProcessPoolExecutor(workers, initializer=die_with_parent)
+    )
 
 
 def die_with_parent(interval: float = 0.5) -> None:
@@ -200,6 +203,10 @@ def bounded_map(pool: Executor, fn: Any, tasks: Iterable[tuple], limit: int, on_
             task = next(queue, None)
             if task is not None:
                 pending.add(pool.submit(fn, *task))
+
+
+class EndpointDown(RuntimeError):
+    """The first episodes of a run all found no endpoint: the run stops instead of burning the rest."""
 
 
 class BackendUnavailable(RuntimeError):
@@ -336,6 +343,7 @@ def run_eval(
     config_ids: dict[str, list[int]] | None = None,
     backend: str = "local",
     address: str | None = None,
+    fail_fast: int = 3,
 ) -> RunLog:
     """Play ``agent_config`` over the ``split`` of every env into the run dir ``out``.
 
@@ -347,6 +355,10 @@ def run_eval(
     ``address`` (``"auto"``: the one ``ray start`` runs here; default: the Ray connection this
     process already has, else ``$RAY_ADDRESS``, else a new local instance); ``executor`` is
     then unused.
+
+    When the first ``fail_fast`` episodes of the run all end because no connection to the
+    endpoint could be made (and none reached it), the run stops with :class:`EndpointDown`
+    (``fail_fast=0``: never); what was logged stays, and re-running resumes.
     """
     check_int("--workers", workers)
     if backend not in BACKENDS:
@@ -371,9 +383,22 @@ def run_eval(
     bar = _Progress(len(tasks) + len(finished), finished_records, agent_config.label, progress)
     pool = None if backend == "ray" else _executor(executor, workers, agent_config)
 
+    reached, unreachable = False, 0
+
     def on_record(record: dict[str, Any]) -> None:
+        nonlocal reached, unreachable
         log.append(record)
         bar.update(record)
+        if record["outcome"] != INFRA_ERROR:
+            reached = True
+        elif not reached and (record.get("error") or "").startswith("endpoint unreachable"):
+            unreachable += 1
+            if fail_fast and unreachable >= fail_fast:
+                raise EndpointDown(
+                    f"the first {unreachable} episodes found no endpoint: {record['error']}\n"
+                    "Check --base-url and that the server is up; re-running the same command resumes "
+                    f"from {log.dir}."
+                )
 
     try:
         if backend == "ray":

@@ -29,7 +29,7 @@ from mtp_gym.eval.log import CONFIG_NAME, LOG_NAME, LogScan, keep_latest, scan_e
 __all__ = ["Row", "load_runs", "compute_rows", "macro_rows", "markdown", "write_report", "parse_prices", "BASELINES"]
 
 BASELINES = ("random", "oracle")
-ATTRIBUTION = ("failure", "format_error", "timeout")
+ATTRIBUTION = ("failure", "format_error", "timeout", "context_overflow")
 
 COLUMNS = (
     "env",
@@ -45,6 +45,7 @@ COLUMNS = (
     "failure",
     "format_error",
     "timeout",
+    "context_overflow",
     "infra_errors",
     "prompt_tokens",
     "completion_tokens",
@@ -69,6 +70,7 @@ class Row:
     failure: float
     format_error: float
     timeout: float
+    context_overflow: float
     infra_errors: int
     prompt_tokens: float
     completion_tokens: float
@@ -177,6 +179,7 @@ def compute_rows(records: list[dict[str, Any]], prices: dict[str, tuple[float, f
                 failure=sum(r["outcome"] == "failure" for r in recs) / n if n else float("nan"),
                 format_error=sum(r["outcome"] == "format_error" for r in recs) / n if n else float("nan"),
                 timeout=sum(r["outcome"] == "timeout" for r in recs) / n if n else float("nan"),
+                context_overflow=sum(r["outcome"] == "context_overflow" for r in recs) / n if n else float("nan"),
                 infra_errors=len(infra),
                 prompt_tokens=p_tok,
                 completion_tokens=c_tok,
@@ -190,15 +193,21 @@ def compute_rows(records: list[dict[str, Any]], prices: dict[str, tuple[float, f
 
 
 def macro_rows(rows: list[Row]) -> list[dict[str, Any]]:
-    """Per agent: unweighted means over the tasks it played."""
-    agents: dict[str, list[Row]] = {}
+    """Per agent: unweighted means over the tasks that EVERY agent has scored episodes on, so
+    the agents' averages cover the same tasks; ``missing`` names the tasks an agent lacks
+    (they are left out of every agent's average)."""
+    agents: dict[str, dict[str, Row]] = {}
     for r in rows:
-        agents.setdefault(r.agent, []).append(r)
+        agents.setdefault(r.agent, {})
+        if r.episodes:
+            agents[r.agent][r.env] = r
+    every = sorted({r.env for r in rows})
+    common = [e for e in every if all(e in scored for scored in agents.values())]
     out = []
     order = {a: i for i, a in enumerate(BASELINES, start=1)}
     for agent in sorted(agents, key=lambda a: (order.get(a, 0), a)):
-        rs = [r for r in agents[agent] if r.episodes]
-        costs = [r.cost for r in agents[agent] if r.cost is not None]
+        rs = [agents[agent][e] for e in common]
+        costs = [r.cost for r in rows if r.agent == agent and r.cost is not None]
         out.append(
             {
                 "agent": agent,
@@ -207,6 +216,7 @@ def macro_rows(rows: list[Row]) -> list[dict[str, Any]]:
                 "success_rate": _mean([r.success_rate for r in rs]),
                 "mean_turns": _mean([r.mean_turns for r in rs]),
                 "cost": sum(costs) if costs else None,
+                "missing": [e for e in every if e not in agents[agent]],
             }
         )
     return out
@@ -230,14 +240,16 @@ def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
     """The per-task table and the macro-average table as Markdown."""
     head = (
         "| task | agent | n | score ± 95% CI | success % | turns (all) | turns (success) | efficiency "
-        "| format errors/ep | failure % | format_error % | timeout % | infra errors | tokens in/out per ep | cost $ |"
+        "| format errors/ep | failure % | format_error % | timeout % | context overflow % | infra errors "
+        "| tokens in/out per ep | cost $ |"
     )
-    lines = [head, "|" + "---|" * 15]
+    lines = [head, "|" + "---|" * 16]
     for r in rows:
         lines.append(
             f"| {r.env} | {r.agent} | {r.episodes} | {_fmt(r.mean_score)} ± {_fmt(r.ci95)} | {_fmt(r.success_rate, True)} "
             f"| {_fmt(r.mean_turns)} | {_fmt(r.mean_turns_success)} | {_fmt(r.efficiency)} | {_fmt(r.format_errors)} "
-            f"| {_fmt(r.failure, True)} | {_fmt(r.format_error, True)} | {_fmt(r.timeout, True)} | {r.infra_errors} "
+            f"| {_fmt(r.failure, True)} | {_fmt(r.format_error, True)} | {_fmt(r.timeout, True)} "
+            f"| {_fmt(r.context_overflow, True)} | {r.infra_errors} "
             f"| {r.prompt_tokens:.0f} / {r.completion_tokens:.0f} | {_cost(r.cost)} |"
         )
     lines += [
@@ -250,6 +262,15 @@ def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
             f"| {m['agent']} | {m['tasks']} | {_fmt(m['mean_score'])} | {_fmt(m['success_rate'], True)} "
             f"| {_fmt(m['mean_turns'])} | {_cost(m['cost'])} |"
         )
+    gaps = {m["agent"]: m["missing"] for m in macro if m["missing"]}
+    if gaps:
+        left_out = sorted({e for tasks in gaps.values() for e in tasks})
+        lines += [
+            "",
+            f"Macro averages cover the {macro[0]['tasks']} task(s) every agent has scored episodes on; left out: "
+            + "; ".join(f"{agent} has none on {', '.join(_short(e) for e in tasks)}" for agent, tasks in gaps.items())
+            + f" ({len(left_out)} task(s) in all).",
+        ]
     return "\n".join(lines)
 
 
@@ -327,7 +348,7 @@ def write_report(rows: list[Row], out: str | Path, plots: bool = True) -> str:
     with open(out / "macro.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(macro[0]) if macro else ["agent"])
         w.writeheader()
-        w.writerows(macro)
+        w.writerows({**m, "missing": ";".join(m["missing"])} for m in macro)
     if plots and rows:
         plot_scores(rows, out / "scores.png")
         plot_turns(rows, out / "turns.png")

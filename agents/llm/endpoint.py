@@ -1,0 +1,300 @@
+"""One HTTP POST to an OpenAI-compatible endpoint, with a total deadline, and what its answer means.
+
+The transport is the standard library's ``http.client`` on one keep-alive connection per
+agent, so a request has a deadline for the whole exchange (connect to last byte): a server
+that trickles one byte at a time cannot hold it longer. :func:`classify` turns the answer
+into a reply, a context overflow, a fault worth another try, or a fault that is not.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import heapq
+import http.client
+import json
+import re
+import socket
+import ssl
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+__all__ = [
+    "Answer",
+    "Connection",
+    "Dropped",
+    "Fault",
+    "Unreachable",
+    "classify",
+    "is_context_overflow",
+    "redact_url",
+    "retry_after",
+]
+
+#: HTTP statuses worth another try: request timeout, conflict, too early, rate limit, server errors.
+TRANSIENT_STATUSES = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))
+
+# The messages servers send when a prompt outgrows the context window: OpenAI (code
+# context_length_exceeded, "maximum context length"), vLLM and llama-cpp-python ("This
+# model's maximum context length is N tokens"), llama.cpp's server ("the request exceeds the
+# available context size"), SGLang ("is longer than the model's context length"), TGI
+# ("`inputs` tokens + `max_new_tokens` must be <= N"), and "prompt is too long" wordings.
+_OVERFLOW_RE = re.compile(
+    r"context_length_exceeded|maximum context length|exceed\w* (?:the )?(?:available )?context (?:size|window|length)"
+    r"|longer than the (?:model's )?(?:maximum )?(?:context|model) length|tokens \+ `?max_new_tokens`? must be <="
+    r"|prompt is too long|input is too long for the model|context window",
+    re.IGNORECASE,
+)
+_SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "auth", "password", "secret"})
+
+
+class Unreachable(ConnectionError):
+    """No connection could be made (refused, unknown host, TLS handshake failed)."""
+
+
+class Dropped(ConnectionError):
+    """The connection broke or the deadline passed before the whole answer arrived."""
+
+
+@dataclass
+class Answer:
+    """A whole HTTP answer."""
+
+    status: int
+    reason: str
+    headers: dict[str, str]
+    body: bytes
+
+    def text(self, limit: int = 300) -> str:
+        return self.body[:limit].decode("utf-8", errors="replace").strip()
+
+
+@dataclass
+class Fault:
+    """A failed request: ``transient`` ones are worth another try (after ``wait`` seconds if the
+    server said so)."""
+
+    message: str
+    transient: bool
+    wait: float | None = None
+    overflow: bool = False
+    unreachable: bool = False
+
+
+def redact_url(url: str | None) -> str | None:
+    """``url`` without credentials: no ``user:password@``, secret query parameters masked."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    query = urlencode(
+        [(k, "***" if k.lower() in _SECRET_PARAMS else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def is_context_overflow(status: int, body: str) -> bool:
+    """Whether an error answer says the prompt does not fit the model's context window."""
+    return status >= 400 and _OVERFLOW_RE.search(body) is not None
+
+
+def retry_after(headers: dict[str, str], now: float | None = None) -> float | None:
+    """Seconds a ``Retry-After`` header asks to wait (delay seconds or an HTTP date), or ``None``."""
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    value = value.strip()
+    if value.replace(".", "", 1).isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def classify(answer: Answer) -> tuple[str, dict[str, Any]] | Fault:
+    """``("reply", message_and_usage)`` for a usable chat completion, else a :class:`Fault`.
+
+    A 200 whose body is not a chat completion (malformed JSON, an HTML page from a proxy, no
+    ``choices``) is transient: the model has not answered yet.
+    """
+    if answer.status != 200:
+        body = answer.text(2000)
+        if is_context_overflow(answer.status, body):
+            return Fault(f"HTTP {answer.status}: {answer.text()}", transient=False, overflow=True)
+        return Fault(
+            f"HTTP {answer.status} {answer.reason}: {answer.text()}",
+            transient=answer.status in TRANSIENT_STATUSES,
+            wait=retry_after(answer.headers),
+        )
+    try:
+        data = json.loads(answer.body)
+    except (UnicodeDecodeError, ValueError):
+        kind = "an HTML page" if answer.body.lstrip()[:1] == b"<" else "malformed JSON"
+        return Fault(f"HTTP 200 with {kind}: {answer.text(120)!r}", transient=True)
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return Fault(f"HTTP 200 without choices: {answer.text(200)!r}", transient=True)
+    choice = choices[0]
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        return Fault(f"HTTP 200 with a choice without a message: {answer.text(200)!r}", transient=True)
+    content = message.get("content")
+    if content is None and choice.get("finish_reason") not in ("stop", "length", "content_filter", "tool_calls"):
+        return Fault(f"HTTP 200 with no content (finish_reason={choice.get('finish_reason')!r})", transient=True)
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    return "reply", {
+        "content": content if isinstance(content, str) else "",
+        "reasoning": reasoning if isinstance(reasoning, str) and reasoning else None,
+        "prompt_tokens": int(usage.get("prompt_tokens") or 0),
+        "completion_tokens": int(usage.get("completion_tokens") or 0),
+    }
+
+
+class Connection:
+    """A keep-alive connection to one endpoint; :meth:`post` sends one JSON request."""
+
+    def __init__(self, base_url: str, connect_timeout: float = 10.0) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"base_url must be an http(s) URL, got {redact_url(base_url)!r}")
+        self.https = parts.scheme == "https"
+        self.host, self.port = parts.hostname, parts.port or (443 if self.https else 80)
+        self.path = parts.path.rstrip("/")
+        self.query = f"?{parts.query}" if parts.query else ""
+        self.userinfo = parts.netloc.rsplit("@", 1)[0] if "@" in parts.netloc else None
+        self.connect_timeout = connect_timeout
+        self._conn: http.client.HTTPConnection | None = None
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def post(self, path: str, payload: dict[str, Any], headers: dict[str, str], deadline: float) -> Answer:
+        """POST ``payload`` to ``base_url + path``; the whole exchange ends by ``deadline``
+        (``time.monotonic()``), else :class:`Dropped`. :class:`Unreachable` if no connection
+        can be made."""
+        body = json.dumps(payload).encode()
+        fresh = self._conn is None
+        if fresh:
+            self._connect(deadline)
+        try:
+            return self._exchange(path, body, headers, deadline)
+        except Dropped:
+            self.close()
+            if fresh or time.monotonic() >= deadline:
+                raise
+        # A kept-alive connection the server had closed: one more try on a new one.
+        self._connect(deadline)
+        try:
+            return self._exchange(path, body, headers, deadline)
+        except Dropped:
+            self.close()
+            raise
+
+    def _connect(self, deadline: float) -> None:
+        timeout = max(0.001, min(self.connect_timeout, deadline - time.monotonic()))
+        if self.https:
+            conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+                self.host, self.port, timeout=timeout, context=ssl.create_default_context()
+            )
+        else:
+            conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        try:
+            conn.connect()
+        except (OSError, ssl.SSLError) as err:
+            conn.close()
+            raise Unreachable(f"cannot connect to {self.host}:{self.port}: {err}") from err
+        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._conn = conn
+
+    def _exchange(self, path: str, body: bytes, headers: dict[str, str], deadline: float) -> Answer:
+        conn = self._conn
+        assert conn is not None and conn.sock is not None
+        sock = conn.sock
+        # At the deadline the socket is shut down, so no trickle of bytes can hold the request.
+        token = _WATCHDOG.arm(deadline, sock)
+        try:
+            sock.settimeout(max(0.001, deadline - time.monotonic()))
+            conn.request("POST", self.path + path + self.query, body=body, headers=headers)
+            response = conn.getresponse()
+            chunks = []
+            while True:
+                chunk = response.read1(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                if time.monotonic() >= deadline:
+                    raise TimeoutError("deadline")
+            if time.monotonic() >= deadline or response.length:  # cut by the deadline, or short of Content-Length
+                raise http.client.IncompleteRead(b"".join(chunks), response.length)
+            response.close()  # read to the end: the connection is ready for the next request
+            answer = Answer(
+                response.status, response.reason, {k.lower(): v for k, v in response.getheaders()}, b"".join(chunks)
+            )
+            if response.will_close:
+                self.close()
+            return answer
+        except (OSError, http.client.HTTPException) as err:
+            late = time.monotonic() >= deadline
+            raise Dropped(
+                "deadline passed before the answer was complete" if late else f"connection lost: {err}"
+            ) from err
+        finally:
+            _WATCHDOG.disarm(token)
+
+
+class _Watchdog:
+    """One thread for the whole process that shuts down sockets whose deadline has passed."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int]] = []
+        self._armed: dict[int, socket.socket] = {}
+        self._next = 0
+        self._thread: threading.Thread | None = None
+
+    def arm(self, deadline: float, sock: socket.socket) -> int:
+        with self._cond:
+            self._next += 1
+            token = self._next
+            self._armed[token] = sock
+            heapq.heappush(self._heap, (deadline, token))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="mtp-gym-deadlines", daemon=True)
+                self._thread.start()
+            if self._heap[0][1] == token:
+                self._cond.notify()
+        return token
+
+    def disarm(self, token: int) -> None:
+        with self._cond:
+            self._armed.pop(token, None)
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                while self._heap and self._heap[0][1] not in self._armed:
+                    heapq.heappop(self._heap)
+                if not self._heap:
+                    self._cond.wait()
+                    continue
+                wait = self._heap[0][0] - time.monotonic()
+                if wait > 0:
+                    self._cond.wait(wait)
+                    continue
+                _, token = heapq.heappop(self._heap)
+                sock = self._armed.pop(token, None)
+                if sock is not None:
+                    try:
+                        sock.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+
+
+_WATCHDOG = _Watchdog()

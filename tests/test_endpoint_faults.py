@@ -1,0 +1,178 @@
+"""An endpoint's fault is never a model's loss: each fault injected by a scripted server on
+127.0.0.1, through the real HTTP path of :class:`OpenAIChatAgent`."""
+
+from __future__ import annotations
+
+import email.utils
+import socket
+import time
+
+import gymnasium as gym
+import pytest
+from fake_endpoint import FakeEndpoint, drop, raw, reply, status, trickle
+
+import mtp_gym  # noqa: F401
+from mtp_gym.agents.llm.endpoint import is_context_overflow, redact_url, retry_after
+from mtp_gym.agents.llm.openai_agent import OpenAIChatAgent
+from mtp_gym.episode import ContextOverflow, EndpointUnreachable, InfrastructureError, run_episode
+
+WG = "MTP/WordGuess-v0"
+
+# The context-window errors of real servers (messages as they send them).
+OVERFLOWS = [
+    (
+        400,
+        '{"error": {"message": "This model\'s maximum context length is 8192 tokens. However, your messages '
+        'resulted in 9000 tokens.", "type": "invalid_request_error", "code": "context_length_exceeded"}}',
+    ),
+    (
+        400,
+        '{"object": "error", "message": "This model\'s maximum context length is 2048 tokens. However, you '
+        'requested 2100 tokens (2000 in the messages, 100 in the completion).", "code": 400}',
+    ),
+    (
+        400,
+        '{"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it", '
+        '"type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096}}',
+    ),
+    (
+        400,
+        '{"object": "error", "message": "The input (5000 tokens) is longer than the model\'s context length '
+        '(4096 tokens)."}',
+    ),
+    (
+        422,
+        '{"error": "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 '
+        '`inputs` tokens and 200 `max_new_tokens`", "error_type": "validation"}',
+    ),
+]
+
+
+class Sleeps(list):
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+def agent(url: str, **kw) -> tuple[OpenAIChatAgent, Sleeps]:
+    sleeps = Sleeps()
+    a = OpenAIChatAgent("m", base_url=url, sleep=sleeps, **{"backoff": 0.01, "max_retries": 3, **kw})
+    a.reset(seed=0)
+    return a, sleeps
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        status(500),
+        status(502),
+        status(429),
+        drop(),
+        raw(b"{not json"),
+        raw(b"<html><body>Bad gateway</body></html>", "text/html"),
+        raw(b'{"choices": []}'),
+        raw(b'{"error": {"message": "overloaded"}}'),
+    ],
+    ids=["500", "502", "429", "dropped", "malformed-json", "html", "empty-choices", "error-in-200"],
+)
+def test_a_transient_fault_is_retried_then_the_reply_is_used(fault):
+    with FakeEndpoint([fault]) as ep:
+        a, sleeps = agent(ep.url)
+        assert a.act("hello", {}) == "<attempt>STARE</attempt>"
+    assert len(ep.requests) == 2 and a.usage["retries"] == 1 and len(sleeps) == 1
+    assert a.usage["prompt_tokens"] == 7 and a.usage["completion_tokens"] == 3
+
+
+@pytest.mark.parametrize("fault", [raw(b"<html>proxy error</html>", "text/html"), raw(b'{"choices": []}')])
+def test_when_retries_are_spent_it_is_an_infra_error_never_a_reply(fault):
+    with FakeEndpoint([fault] * 3) as ep:
+        a, _ = agent(ep.url, max_retries=2)
+        with pytest.raises(InfrastructureError, match="after 3 tries"):
+            a.act("hello", {})
+    with FakeEndpoint([fault] * 3) as ep:
+        result = run_episode(gym.make(WG), agent(ep.url, max_retries=2)[0], config_id=0)
+    assert result.outcome == "infra_error" and result.format_errors == 0 and result.turns == 0
+
+
+def test_retry_after_seconds_and_http_date_are_honoured():
+    when = email.utils.formatdate(time.time() + 3, usegmt=True)
+    script = [status(429, headers={"Retry-After": "2"}), status(503, headers={"Retry-After": when})]
+    with FakeEndpoint(script) as ep:
+        a, sleeps = agent(ep.url)
+        a.act("hello", {})
+    assert sleeps[0] == 2.0 and 1.0 <= sleeps[1] <= 3.5
+    assert retry_after({"retry-after": "soon"}) is None and retry_after({}) is None
+
+
+@pytest.mark.parametrize(("code", "body"), OVERFLOWS, ids=["openai", "vllm", "llama.cpp", "sglang", "tgi"])
+def test_a_context_overflow_is_the_models_failure_at_once(code, body):
+    assert is_context_overflow(code, body)
+    with FakeEndpoint([status(code, body)]) as ep:
+        a, sleeps = agent(ep.url)
+        with pytest.raises(ContextOverflow):
+            a.act("hello", {})
+    assert len(ep.requests) == 1 and not sleeps  # no retry: it would fail the same way
+    with FakeEndpoint([reply("<attempt>STARE</attempt>"), status(code, body)]) as ep:
+        result = run_episode(gym.make(WG), agent(ep.url)[0], config_id=0)
+    assert (result.outcome, result.score, result.turns) == ("context_overflow", 0.0, 1)
+
+
+def test_ordinary_errors_are_not_context_overflows():
+    assert not is_context_overflow(400, '{"error": {"message": "Invalid value for temperature"}}')
+    assert not is_context_overflow(200, "maximum context length")
+
+
+def test_a_rejected_request_is_an_infra_error_at_once():
+    with FakeEndpoint([status(404, '{"error": "no such model"}')]) as ep:
+        a, sleeps = agent(ep.url)
+        with pytest.raises(InfrastructureError, match="HTTP 404"):
+            a.act("hello", {})
+    assert not sleeps and a.usage["retries"] == 0
+
+
+def test_a_trickling_server_cannot_hold_a_request_past_its_deadline():
+    with FakeEndpoint([trickle(0.2)] * 2) as ep:  # the whole body would take about 40 s
+        a, _ = agent(ep.url, timeout=1.0, max_retries=1)
+        start = time.monotonic()
+        with pytest.raises(InfrastructureError, match="deadline"):
+            a.act("hello", {})
+        took = time.monotonic() - start
+    assert took < 4.0, f"held for {took:.1f} s with timeout=1"
+
+
+def test_the_action_budget_bounds_all_retries():
+    with FakeEndpoint([status(503, headers={"Retry-After": "30"})] * 5) as ep:
+        a, sleeps = agent(ep.url, action_timeout=10.0, max_backoff=60.0)
+        with pytest.raises(InfrastructureError, match="action_timeout=10s"):
+            a.act("hello", {})
+    assert not sleeps  # a 30 s wait does not fit in a 10 s action
+
+
+def test_nothing_listening_is_endpoint_unreachable():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    a, sleeps = agent(f"http://127.0.0.1:{port}/v1", max_retries=2)
+    with pytest.raises(EndpointUnreachable, match="endpoint unreachable: .* after 3 tries"):
+        a.act("hello", {})
+    assert len(sleeps) == 2
+
+
+def test_reasoning_content_is_stored_in_the_transcript_not_sent_back():
+    script = [reply("<attempt>STARE</attempt>", reasoning="Common letters first."), reply("<attempt>BLOKE</attempt>")]
+    with FakeEndpoint(script, default=reply("<attempt>CRANE</attempt>")) as ep:
+        a, _ = agent(ep.url)
+        result = run_episode(gym.make(WG, max_turns=3), a, config_id=0)
+    said = [m for m in result.transcript if m["role"] == "assistant"]
+    assert said[0]["reasoning"] == "Common letters first." and "reasoning" not in said[1]
+    sent = ep.requests[1]["json"]["messages"]
+    assert all("Common letters" not in m["content"] and set(m) == {"role", "content"} for m in sent)
+
+
+def test_credentials_in_the_url_are_used_but_never_shown():
+    assert redact_url("http://alice:s3cret@host:8000/v1?api_key=abc&x=1") == "http://host:8000/v1?api_key=%2A%2A%2A&x=1"
+    with FakeEndpoint([status(401, '{"error": "bad key"}')]) as ep:
+        url = ep.url.replace("http://", "http://alice:s3cret@")
+        a, _ = agent(url)
+        with pytest.raises(InfrastructureError) as err:
+            a.act("hello", {})
+    assert "s3cret" not in str(err.value) and "s3cret" not in a.base_url
