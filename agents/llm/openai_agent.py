@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import logging
 import os
 import random
 import time
@@ -18,6 +19,7 @@ from mtp_gym.episode import ContextOverflow, EndpointUnreachable, Infrastructure
 __all__ = ["OpenAIChatAgent", "OPENAI_BASE_URL"]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+_log = logging.getLogger(__name__)
 
 
 class OpenAIChatAgent(ChatAgent):
@@ -133,6 +135,10 @@ class OpenAIChatAgent(ChatAgent):
                         f"endpoint unreachable: {self.where} after {attempt + 1} {spent}: {fault.message}"
                     )
                 raise InfrastructureError(f"{self.where} after {attempt + 1} {spent}: {fault.message}")
+            if fault.unreachable and attempt == 0:
+                _log.warning(
+                    "%s is unreachable (%s); retrying for up to %d tries", self.where, fault.message, self.max_retries
+                )
             self.usage["retries"] += 1
             self._sleep(delay)
         raise AssertionError("unreachable")  # the loop returns or raises
