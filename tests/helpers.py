@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -11,9 +16,30 @@ import mtp_gym
 from mtp_gym.agents import agent_kinds, make_agent
 from mtp_gym.episode import play
 
-__all__ = ["ENV_IDS", "agent_kinds", "play_random"]
+__all__ = ["CLI_ENV", "ENV_IDS", "agent_kinds", "cli", "play_random", "slow_eval_args"]
 
 ENV_IDS = sorted(mtp_gym.ENV_IDS)
+TESTS = Path(__file__).parent
+#: The environment for CLI subprocesses: tests/ importable (``py:harness_agents:…`` agents).
+CLI_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+
+
+def cli(*args: str, env: dict[str, str] | None = None, **kw: Any) -> subprocess.CompletedProcess:
+    """``mtp-gym ARGS`` in a subprocess, output captured."""
+    cmd = [sys.executable, "-m", "mtp_gym.cli", *args]
+    return subprocess.run(cmd, env=env or CLI_ENV, capture_output=True, text=True, **kw)
+
+
+def slow_eval_args(
+    out: Path, env_id: str, split: str, delay: float, workers: int = 1, executor: str = "thread"
+) -> list[str]:
+    """``eval`` arguments for the env's random agent slowed to ``delay`` s per action (runs a test can kill)."""
+    agent_kwargs = json.dumps({"env": env_id, "delay": delay})
+    return [
+        "eval", "--env", env_id, "--agent", "py:harness_agents:SlowAgent", "--agent-kwargs", agent_kwargs,
+        "--split", split, "--workers", str(workers), "--executor", executor, "--out", str(out),
+        "--no-report", "--no-progress",
+    ]  # fmt: skip
 
 
 def play_random(env: gym.Env, env_id: str, config_id: int, seed: int = 0) -> Iterator[tuple[str, dict[str, Any]]]:

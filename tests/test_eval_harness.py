@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
+from helpers import CLI_ENV, cli, slow_eval_args
 
 from mtp_gym.cli import main
 from mtp_gym.eval.harness import AgentConfig, run_eval, select_configs
@@ -20,12 +20,6 @@ from mtp_gym.eval.log import ConfigMismatch, RunLog, read_episodes
 from mtp_gym.eval.report import compute_rows, load_runs
 
 WG = "MTP/WordGuess-v0"
-TESTS = Path(__file__).parent
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-
-
-def cli(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mtp_gym.cli", *args], env=ENV, capture_output=True, text=True, **kw)
 
 
 def keys(path: Path) -> list[tuple[str, int]]:
@@ -80,27 +74,9 @@ def test_process_pool_gives_the_same_episodes(tmp_path):
 
 def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
     out = tmp_path / "runs"
-    args = [
-        "eval",
-        "--env",
-        WG,
-        "--agent",
-        "py:harness_agents:SlowAgent",
-        "--agent-kwargs",
-        json.dumps({"env": WG, "delay": 0.01}),
-        "--split",
-        "40",
-        "--workers",
-        "2",
-        "--executor",
-        "thread",
-        "--out",
-        str(out),
-        "--no-report",
-        "--no-progress",
-    ]
+    args = slow_eval_args(out, WG, "40", 0.01, workers=2)
     log = out / "py_harness_agents_SlowAgent" / "episodes.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "mtp_gym.cli", *args], env=ENV)
+    proc = subprocess.Popen([sys.executable, "-m", "mtp_gym.cli", *args], env=CLI_ENV)
     deadline = time.time() + 60
     while time.time() < deadline and (not log.exists() or len(log.read_bytes().splitlines()) < 8):
         time.sleep(0.01)
@@ -307,7 +283,7 @@ def test_play_in_the_terminal_with_piped_input():
         input=f"hello\n<attempt>{secret.lower()}</attempt>\n",
         capture_output=True,
         text=True,
-        env=ENV,
+        env=CLI_ENV,
     )
     assert res.returncode == 0, res.stderr
     out = res.stdout
@@ -318,7 +294,7 @@ def test_play_in_the_terminal_with_piped_input():
         input="",
         capture_output=True,
         text=True,
-        env=ENV,
+        env=CLI_ENV,
     )
     assert quit_early.returncode == 1 and "Quit before the end" in quit_early.stdout
 

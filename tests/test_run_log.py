@@ -12,36 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import CLI_ENV, cli, slow_eval_args
 
 from mtp_gym.eval.harness import AgentConfig, run_eval, select_configs
 from mtp_gym.eval.log import RunLocked, RunLog, read_episodes
 from mtp_gym.eval.report import load_runs
 
 WG = "MTP/WordGuess-v0"
-TESTS = Path(__file__).parent
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-
-
-def _slow_args(out: Path, split: str, delay: float, workers: int = 1, executor: str = "thread") -> list[str]:
-    return [
-        "eval",
-        "--env",
-        WG,
-        "--agent",
-        "py:harness_agents:SlowAgent",
-        "--agent-kwargs",
-        json.dumps({"env": WG, "delay": delay}),
-        "--split",
-        split,
-        "--workers",
-        str(workers),
-        "--executor",
-        executor,
-        "--out",
-        str(out),
-        "--no-report",
-        "--no-progress",
-    ]
 
 
 def _wait_for_lines(log: Path, n: int, timeout: float = 60) -> None:
@@ -85,11 +62,11 @@ def test_a_second_run_on_the_same_directory_is_refused(tmp_path):
 
 def test_concurrent_cli_runs_play_nothing_twice_and_lose_nothing(tmp_path):
     out = tmp_path / "runs"
-    args = _slow_args(out, "20", 0.02)
+    args = slow_eval_args(out, WG, "20", 0.02)
     log = out / "py_harness_agents_SlowAgent" / "episodes.jsonl"
-    first = subprocess.Popen([sys.executable, "-m", "mtp_gym.cli", *args], env=ENV, stderr=subprocess.PIPE)
+    first = subprocess.Popen([sys.executable, "-m", "mtp_gym.cli", *args], env=CLI_ENV, stderr=subprocess.PIPE)
     _wait_for_lines(log, 2)
-    second = subprocess.run([sys.executable, "-m", "mtp_gym.cli", *args], env=ENV, capture_output=True, text=True)
+    second = cli(*args)
     assert second.returncode == 1 and "another mtp-gym run" in second.stderr and "give another --out" in second.stderr
     assert first.wait(120) == 0
     ids = [r["config_id"] for r in read_episodes(log)[0]]
@@ -119,9 +96,9 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc").exists(), reason="reads the process table from /proc")
 def test_process_pool_workers_die_with_a_killed_parent(tmp_path):
     out = tmp_path / "runs"
-    args = _slow_args(out, "100", 0.2, workers=2, executor="process")
+    args = slow_eval_args(out, WG, "100", 0.2, workers=2, executor="process")
     log = out / "py_harness_agents_SlowAgent" / "episodes.jsonl"
-    parent = subprocess.Popen([sys.executable, "-m", "mtp_gym.cli", *args], env=ENV)
+    parent = subprocess.Popen([sys.executable, "-m", "mtp_gym.cli", *args], env=CLI_ENV)
     _wait_for_lines(log, 2)
     workers = [p for p in _children(parent.pid) if _alive(p)]
     assert workers, "no worker processes found"
@@ -136,12 +113,6 @@ def test_process_pool_workers_die_with_a_killed_parent(tmp_path):
     assert not left, f"workers {left} outlived their parent"
 
 
-def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "mtp_gym.cli", *args], env=env or ENV, capture_output=True, text=True, timeout=300
-    )
-
-
 def _dead_url() -> str:
     import socket
 
@@ -153,7 +124,7 @@ def _dead_url() -> str:
 def test_eval_exits_non_zero_while_infra_errors_remain(tmp_path):
     kwargs = json.dumps({"max_retries": 0})
     args = ["eval", "--env", WG, "--agent", "openai:m", "--base-url", _dead_url(), "--agent-kwargs", kwargs]
-    done = _cli(*args, "--split", "2", "--out", str(tmp_path), "--no-report", "--no-progress")
+    done = cli(*args, "--split", "2", "--out", str(tmp_path), "--no-report", "--no-progress")
     assert done.returncode == 3, done.stderr
     assert "2 episode(s) ended in infra_error" in done.stderr and "re-run the same command" in done.stderr
 
@@ -161,7 +132,7 @@ def test_eval_exits_non_zero_while_infra_errors_remain(tmp_path):
 def test_a_dead_endpoint_stops_the_run_after_three_episodes(tmp_path):
     kwargs = json.dumps({"max_retries": 0})
     args = ["eval", "--env", WG, "--agent", "openai:m", "--base-url", _dead_url(), "--agent-kwargs", kwargs]
-    done = _cli(*args, "--split", "20", "--out", str(tmp_path), "--no-report", "--no-progress")
+    done = cli(*args, "--split", "20", "--out", str(tmp_path), "--no-report", "--no-progress")
     assert done.returncode == 1 and "the first 3 episodes found no endpoint" in done.stderr
     assert "Check --base-url" in done.stderr
     (log,) = tmp_path.rglob("episodes.jsonl")
@@ -190,11 +161,11 @@ def test_report_runs_no_code_a_run_directory_names_unless_trusted(tmp_path):
         }
     )
     log.close()
-    env = {**ENV, "PYTHONPATH": os.pathsep.join([str(tmp_path / "mods"), ENV["PYTHONPATH"]])}
-    done = _cli("report", str(tmp_path / "runs"), env=env)
+    env = {**CLI_ENV, "PYTHONPATH": os.pathsep.join([str(tmp_path / "mods"), CLI_ENV["PYTHONPATH"]])}
+    done = cli("report", str(tmp_path / "runs"), env=env)
     assert done.returncode == 0, done.stderr
     assert not marker.exists() and "pass --trust-code" in done.stderr and "payload_mod:Game" in done.stderr
-    _cli("report", str(tmp_path / "runs"), "--trust-code", env=env)
+    cli("report", str(tmp_path / "runs"), "--trust-code", env=env)
     assert marker.exists()
 
 
@@ -203,7 +174,7 @@ def test_credentials_never_reach_the_run_directory(tmp_path):
 
     with FakeEndpoint(default=status(401, '{"error": "bad key"}')) as ep:
         url = ep.url.replace("http://", "http://alice:s3cret@") + "?api_key=hunter2"
-        done = _cli(
+        done = cli(
             "eval",
             "--env",
             WG,
