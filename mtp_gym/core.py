@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import abc
 import pickle
+import re
 import string
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -79,6 +80,7 @@ __all__ = [
 #: Characters of every observation and action space: printable ASCII.
 TEXT_CHARSET = string.printable
 _CHARSET = frozenset(TEXT_CHARSET)
+_UNPRINTABLE_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 OUTCOMES = ("success", "failure", "format_error", "timeout")
 CONFIG_SOURCES = ("benchmark", "generated")
 
@@ -374,7 +376,9 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
 
 def to_charset(text: str) -> str:
     """``text`` with every character outside :data:`TEXT_CHARSET` replaced by ``?``."""
-    return text if all(c in _CHARSET for c in text) else "".join(c if c in _CHARSET else "?" for c in text)
+    if text.isascii() and not _UNPRINTABLE_RE.search(text):
+        return text
+    return "".join(c if c in _CHARSET else "?" for c in text)
 
 
 def single(values: list[Any], what: str, show: Any = repr) -> Any:
