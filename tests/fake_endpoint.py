@@ -108,7 +108,12 @@ class FakeEndpoint:
                 with endpoint.lock:
                     n = len(endpoint.requests)
                     endpoint.requests.append(
-                        {"time": time.monotonic(), "path": self.path, "json": json.loads(body or b"{}")}
+                        {
+                            "time": time.monotonic(),
+                            "path": self.path,
+                            "headers": dict(self.headers),
+                            "json": json.loads(body or b"{}"),
+                        }
                     )
                     step = endpoint.script.pop(0) if endpoint.script else endpoint.default
                 if n >= endpoint.max_requests:

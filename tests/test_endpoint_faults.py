@@ -176,3 +176,18 @@ def test_credentials_in_the_url_are_used_but_never_shown():
         with pytest.raises(InfrastructureError) as err:
             a.act("hello", {})
     assert "s3cret" not in str(err.value) and "s3cret" not in a.base_url
+
+
+def test_the_proxy_environment_variables_are_honoured(monkeypatch):
+    with FakeEndpoint() as proxy:  # a plain-http proxy receives the absolute URL
+        monkeypatch.setenv("http_proxy", proxy.url.replace("http://", "http://bob:pw@").removesuffix("/v1"))
+        monkeypatch.setenv("no_proxy", "")
+        a, _ = agent("http://model.internal:8000/v1")
+        assert a.act("hello", {}) == "<attempt>STARE</attempt>"
+        monkeypatch.setenv("no_proxy", "model.internal")
+        b, _ = agent("http://model.internal:8000/v1", max_retries=0)
+        with pytest.raises(EndpointUnreachable):  # bypassed: straight to a host that does not exist
+            b.act("hello", {})
+    (seen,) = proxy.requests
+    assert seen["path"] == "http://model.internal:8000/v1/chat/completions"
+    assert seen["headers"]["Proxy-Authorization"] == "Basic Ym9iOnB3"  # bob:pw

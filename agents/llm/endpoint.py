@@ -8,6 +8,7 @@ into a reply, a context overflow, a fault worth another try, or a fault that is 
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import heapq
 import http.client
@@ -17,9 +18,10 @@ import socket
 import ssl
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 __all__ = [
     "Answer",
@@ -47,6 +49,7 @@ _OVERFLOW_RE = re.compile(
     r"|prompt is too long|input is too long for the model|context window",
     re.IGNORECASE,
 )
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
 _SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "auth", "password", "secret"})
 
 
@@ -156,7 +159,11 @@ def classify(answer: Answer) -> tuple[str, dict[str, Any]] | Fault:
 
 
 class Connection:
-    """A keep-alive connection to one endpoint; :meth:`post` sends one JSON request."""
+    """A keep-alive connection to one endpoint; :meth:`post` sends one JSON request.
+
+    The ``http_proxy`` / ``https_proxy`` / ``no_proxy`` environment variables are honoured
+    (an https endpoint is reached through a ``CONNECT`` tunnel); loopback never goes through a proxy.
+    """
 
     def __init__(self, base_url: str, connect_timeout: float = 10.0) -> None:
         parts = urlsplit(base_url)
@@ -168,6 +175,9 @@ class Connection:
         self.query = f"?{parts.query}" if parts.query else ""
         self.userinfo = parts.netloc.rsplit("@", 1)[0] if "@" in parts.netloc else None
         self.connect_timeout = connect_timeout
+        bypass = self.host in _LOOPBACK or urllib.request.proxy_bypass(self.host)
+        proxy = None if bypass else urllib.request.getproxies().get(parts.scheme)
+        self.proxy = urlsplit(proxy if "://" in proxy else f"http://{proxy}") if proxy else None
         self._conn: http.client.HTTPConnection | None = None
 
     def close(self) -> None:
@@ -199,19 +209,38 @@ class Connection:
 
     def _connect(self, deadline: float) -> None:
         timeout = max(0.001, min(self.connect_timeout, deadline - time.monotonic()))
+        host, port = self.host, self.port
+        if self.proxy is not None:
+            host, port = self.proxy.hostname or "", self.proxy.port or 80
         if self.https:
             conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-                self.host, self.port, timeout=timeout, context=ssl.create_default_context()
+                host, port, timeout=timeout, context=ssl.create_default_context()
             )
+            if self.proxy is not None:
+                conn.set_tunnel(self.host, self.port, headers=self._proxy_auth())
         else:
-            conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+            conn = http.client.HTTPConnection(host, port, timeout=timeout)
         try:
             conn.connect()
         except (OSError, ssl.SSLError) as err:
             conn.close()
-            raise Unreachable(f"cannot connect to {self.host}:{self.port}: {err}") from err
+            via = f" through proxy {host}:{port}" if self.proxy is not None else ""
+            raise Unreachable(f"cannot connect to {self.host}:{self.port}{via}: {err}") from err
         conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._conn = conn
+
+    def _proxy_auth(self) -> dict[str, str]:
+        if self.proxy is None or not self.proxy.username:
+            return {}
+        user = f"{unquote(self.proxy.username)}:{unquote(self.proxy.password or '')}"
+        return {"Proxy-Authorization": "Basic " + base64.b64encode(user.encode()).decode()}
+
+    def _target(self, path: str) -> str:
+        """The request target: the path, or the absolute URL when a plain-http proxy forwards it."""
+        target = self.path + path + self.query
+        if self.proxy is not None and not self.https:
+            return f"http://{self.host}:{self.port}{target}"
+        return target
 
     def _exchange(self, path: str, body: bytes, headers: dict[str, str], deadline: float) -> Answer:
         conn = self._conn
@@ -221,7 +250,9 @@ class Connection:
         token = _WATCHDOG.arm(deadline, sock)
         try:
             sock.settimeout(max(0.001, deadline - time.monotonic()))
-            conn.request("POST", self.path + path + self.query, body=body, headers=headers)
+            if self.proxy is not None and not self.https:
+                headers = {**headers, **self._proxy_auth()}
+            conn.request("POST", self._target(path), body=body, headers=headers)
             response = conn.getresponse()
             chunks = []
             while True:
