@@ -39,8 +39,10 @@ register_agent("MTP/TwentyQuestions-v0", "oracle", TwentyQuestionsOracle)
 register_agent("MTP/TwentyQuestions-v0", "adversarial", TwentyQuestionsAdversary)
 register_agent("MTP/TwentyQuestions-v0", "random", TwentyQuestionsRandomAgent)
 register_agent("MTP/WordChain-v0", "oracle", WordChainOracle)
-register_agent("MTP/WordChain-v0", "random", WordChainRandomAgent)
-register_agent("MTP/WordChain-v0", "random_word", WordChainRandomWordAgent)
+# The floor is a random word of the list: a random LEGAL word never loses under the paper's
+# rules, so it would score like the oracle.
+register_agent("MTP/WordChain-v0", "random", WordChainRandomWordAgent)
+register_agent("MTP/WordChain-v0", "random_legal", WordChainRandomAgent)
 
 # Hidden-state query games: one generic oracle and random agent, bound to each game class.
 for _game_id, _game_path in GAME_IDS.items():

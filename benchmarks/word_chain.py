@@ -95,7 +95,7 @@ def main() -> None:
     disc = aec_rate("discrete", picks)
     print(f"AEC discrete + mask, raw   : {disc:>10,.0f} steps/s  ({disc / raw:.2f}x single-agent raw)")
 
-    for kind in ("oracle", "random", "random_word"):
+    for kind in ("oracle", "random", "random_legal"):
         start = time.perf_counter()
         s = summarize(evaluate(ENV_ID, kind))
         print(

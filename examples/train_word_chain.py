@@ -9,7 +9,8 @@ The view (``mtp_gym.wrappers.WordChainDiscrete``): action = index of a word of t
 score at 1, so the masked policy cannot do worse than the oracle: this example shows the
 plumbing (MaskablePPO, masks through the harness). ``--unmasked`` trains plain PPO, which
 must learn legality itself from the observation (an illegal word loses at once); compare it
-with the ``random_word`` agent, which ignores the rules. Trained on generated games,
+with the registered floor ``random`` (a random word of the list, ignoring the rules) and
+``random_legal`` (a random legal word, which never loses). Trained on generated games,
 evaluated on the benchmark games; writes ``runs/word_chain_<algo>.png``.
 """
 
@@ -40,8 +41,8 @@ def main() -> None:
         make_view=lambda: WordChainDiscrete(gym.make(ENV_ID, configs="generated")),
         what=f"benchmark games {args.configs} (score = game ended without a loss by the agent)",
         n_steps_max=256,
-        baselines=("random_word", "random", "oracle"),
-        extra={"random_word": "random_word"},
+        baselines=("random", "random_legal", "oracle"),
+        extra={"random_legal": "random_legal"},
         learning_rate=3e-4,
         gamma=0.99,
         ent_coef=0.0,

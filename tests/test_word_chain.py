@@ -183,7 +183,7 @@ def test_turn_cap_ends_without_a_loss(first):
 
 def test_random_play_on_the_benchmark_reaches_the_cap():
     env = gym.make(ENV_ID)
-    agent = make_agent("random", ENV_ID)
+    agent = make_agent("random_legal", ENV_ID)
     capped = 0
     for config_id in range(0, 400, 20):
         last = play_to_end(env, agent, config_id=config_id, seed=config_id)
@@ -461,7 +461,7 @@ def test_oracle_plays_both_aec_seats_without_a_loss():
 
 
 def test_random_agents():
-    legal = summarize(evaluate(ENV_ID, "random", range(0, 400, 16)))
+    legal = summarize(evaluate(ENV_ID, "random_legal", range(0, 400, 16)))
     assert legal["mean_score"] == 1.0 and legal["format_errors"] == 0  # legal play never loses
-    anyword = summarize(evaluate(ENV_ID, "random_word", range(0, 400, 4)))
-    assert anyword["mean_score"] < 0.2 and anyword["format_errors"] == 0
+    floor = summarize(evaluate(ENV_ID, "random", range(0, 400, 4)))  # the registered floor: any word of the list
+    assert floor["mean_score"] < 0.05 and floor["format_errors"] == 0
