@@ -375,3 +375,16 @@ def test_oracle_full_split():
     s = summarize(evaluate(ENV_ID, "oracle"))
     assert s["format_errors"] == 0 and s["mean_turns"] == 11
     assert s["mean_score"] >= 0.955 and s["success_rate"] >= 0.45
+
+
+def test_the_default_prompt_is_the_papers_and_the_weight_hint_is_opt_in():
+    paper = (
+        "The user's preference can be modeled as a linear function of the 8 scores and this function is hidden "
+        "from you. The user will always act consistently based on the predefined user preference function."
+    )
+    obs, _ = gym.make(ENV_ID).reset(options={"config_id": 0})
+    assert paper in obs and "steps of 0.1" not in obs
+    hinted, _ = gym.make(ENV_ID, weight_hint=True).reset(options={"config_id": 0})
+    assert "hidden from you: the user's score for a movie is the weighted sum" in hinted and "steps of 0.1" in hinted
+    with pytest.raises(ValueError, match="weight_hint"):
+        gym.make(ENV_ID, weight_hint="yes")

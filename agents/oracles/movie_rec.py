@@ -1,6 +1,7 @@
 """Movie Recommendation oracle: an active learner over a sampled version space.
 
-The user's weights lie on the grid {0, 0.1, ..., 1}^8 (the prompt says so); the answers cut
+The user's weights lie on the grid {0, 0.1, ..., 1}^8 (the generator's documented prior; the
+prompt states it only with ``weight_hint=True``); the answers cut
 that grid with the constraints ``w . (a - b) > 0`` (Yes), ``< 0`` (No) or ``= 0``
 (No Preference). :class:`VersionSpace` keeps a fixed uniform sample of the grid (``pool_size``
 points, all-zero vector excluded, drawn once from a fixed seed) and filters it by every answer,

@@ -181,9 +181,15 @@ _TEMPLATES = (
     "The {noun} and the {noun2}",
 )
 
+#: What ``weight_hint=True`` adds to the paper's sentence (beyond the paper: the weight grid).
+WEIGHT_HINT = (
+    ": the user's score for a movie is the weighted sum of its attribute scores, "
+    "with every weight between 0.0 and 1.0 in steps of 0.1"
+)
+
 INSTRUCTIONS = """You're a movie recommendation agent who will interact with a user. Your goal is to ask questions in order to understand the user's preferences and suggest a movie that they'll enjoy the most. For this, you are given a library of movies in the table below. Each movie has scores on {num_attributes} different attributes: {attribute_list}. A higher score means that the movie has more of that attribute.
 
-The user's preference can be modeled as a linear function of the {num_attributes} scores and this function is hidden from you: the user's score for a movie is the weighted sum of its attribute scores, with every weight between 0.0 and 1.0 in steps of 0.1. The user will always act consistently based on the predefined user preference function.
+The user's preference can be modeled as a linear function of the {num_attributes} scores and this function is hidden from you{weight_hint}. The user will always act consistently based on the predefined user preference function.
 
 You're only allowed to ask {num_questions} questions from the user, to uncover the underlying user preference function. Note that each question can only be formatted as follows:
 "<question>Would you prefer watching $option_1 over $option_2?</question>".
@@ -467,11 +473,12 @@ class MovieRecEnv(TextPuzzleEnv):
         ``n_unseen`` (40), ``base_budget`` (20.0), ``budget_delta`` (10.0),
         ``attribute_min_credit`` (1.0), ``seen_precision`` (0 decimals), ``unseen_precision``
         (2 decimals), ``seen_sparse_fraction`` (0.5 of the attributes at the minimum credit in
-        each seen movie), ``tie_tolerance`` (0.0), ``configs``, ``max_format_errors`` (3),
-        ``render_mode``. The benchmark split exists only for the default generator constants.
+        each seen movie), ``tie_tolerance`` (0.0), ``weight_hint`` (``False``: the paper's prompt;
+        ``True`` adds that the weights lie in 0.0-1.0 in steps of 0.1), ``configs``,
+        ``max_format_errors`` (3), ``render_mode``. The benchmark split exists only for the default generator constants.
 
     Version History:
-        v0: initial release.
+        v0: initial release; the weight grid is stated in the prompt only with ``weight_hint=True``.
     """
 
     def __init__(
@@ -487,10 +494,14 @@ class MovieRecEnv(TextPuzzleEnv):
         unseen_precision: int = DEFAULTS["unseen_precision"],
         seen_sparse_fraction: float = DEFAULTS["seen_sparse_fraction"],
         tie_tolerance: float = 0.0,
+        weight_hint: bool = False,
         configs: str | None = None,
         max_format_errors: int = 3,
         render_mode: str | None = None,
     ) -> None:
+        if not isinstance(weight_hint, bool):
+            raise ValueError(f"weight_hint must be True or False, got {weight_hint!r}")
+        self.weight_hint = weight_hint
         check_int("num_questions", num_questions, 1, 1000)
         check_int("n_seen", n_seen, 2, 500)
         check_int("n_unseen", n_unseen, 1, 500)
@@ -594,6 +605,7 @@ class MovieRecEnv(TextPuzzleEnv):
             attribute_list=", ".join(ATTRIBUTES),
             num_questions=self.num_questions,
             table=self._seen_table,
+            weight_hint=WEIGHT_HINT if self.weight_hint else "",
         )
 
     def _parse(self, action: str) -> tuple[str, int, int] | tuple[str, int]:
