@@ -170,11 +170,14 @@ def test_report_numbers_against_a_hand_computed_log(tmp_path):
     assert res.returncode == 0, res.stderr
     rows = {r["env"]: r for r in csv.DictReader(open(tmp_path / "rep" / "report.csv"))}
     ra, rb = rows[a], rows[b]
-    # Task A: scores 1, .5, 0, 0 -> mean .375, sample var .6875/3, CI 1.96*sqrt(var/4) = .469140.
+    # Task A: scores 1, .5, 0, 0 -> mean .375; a bootstrap interval inside [0, 1] around it.
     assert int(ra["episodes"]) == 4 and int(ra["infra_errors"]) == 1
     assert float(ra["mean_score"]) == pytest.approx(0.375)
-    assert float(ra["ci95"]) == pytest.approx(0.469140, abs=1e-6)
+    assert 0.0 <= float(ra["score_lo"]) < 0.375 < float(ra["score_hi"]) <= 1.0
     assert float(ra["success_rate"]) == pytest.approx(0.5)
+    # Wilson, 2 of 4: centre .5, half-width 1.96*sqrt(.0625 + 3.8416/64)/1.9604 = .349965.
+    assert float(ra["success_lo"]) == pytest.approx(0.150035, abs=1e-6)
+    assert float(ra["success_hi"]) == pytest.approx(0.849965, abs=1e-6)
     assert float(ra["mean_turns"]) == pytest.approx(4.75)  # (2+4+10+3)/4
     assert float(ra["mean_turns_success"]) == pytest.approx(3.0)
     assert float(ra["efficiency"]) == pytest.approx(50 / 3)  # 50% / 3 turns
@@ -183,14 +186,16 @@ def test_report_numbers_against_a_hand_computed_log(tmp_path):
     assert float(ra["prompt_tokens"]) == pytest.approx(2500) and float(ra["completion_tokens"]) == pytest.approx(250)
     # Cost counts every call paid for, infra errors included: (10000+100)*2/1e6 + 1000*8/1e6.
     assert float(ra["cost"]) == pytest.approx(0.0282)
-    # Task B: scores 0, 1 -> mean .5, CI 1.96*sqrt(.5/2) = .98.
-    assert float(rb["mean_score"]) == pytest.approx(0.5) and float(rb["ci95"]) == pytest.approx(0.98)
+    # Task B: scores 0, 1 -> mean .5; resampled means are 0, .5, 1 (p = 1/4, 1/2, 1/4): interval [0, 1].
+    assert float(rb["mean_score"]) == pytest.approx(0.5)
+    assert (float(rb["score_lo"]), float(rb["score_hi"])) == (0.0, 1.0)
     assert float(rb["timeout"]) == 0.5 and float(rb["mean_turns_success"]) == 5
     macro = list(csv.DictReader(open(tmp_path / "rep" / "macro.csv")))[0]
     assert float(macro["mean_score"]) == pytest.approx((0.375 + 0.5) / 2)
     assert float(macro["success_rate"]) == pytest.approx(0.5)
     md = (tmp_path / "rep" / "report.md").read_text()
-    assert "0.375 ± 0.469" in md and md == res.stdout
+    assert "| 0.375 [" in md and "| 50.0 [15.0, 85.0] |" in md and md == res.stdout
+    assert "- B: a correct final answer" in md and "Wilson for rates" in md
     assert (tmp_path / "rep" / "scores.png").stat().st_size > 1000 and (tmp_path / "rep" / "turns.png").exists()
 
 
@@ -217,6 +222,8 @@ def test_context_overflow_is_a_scored_failure_and_macro_averages_cover_the_same_
         "Macro averages cover the 1 task(s) every agent has scored episodes on; left out: m has none on B" in res.stdout
     )
     assert "| context overflow % |" in res.stdout
+    assert "No scored episode (shown as -, not 0): m on B." in res.stdout
+    assert "| MTP/B-v0 | m | 0 | - " in res.stdout
 
 
 def test_report_adds_random_and_oracle_rows_on_the_same_configs(tmp_path):

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from mtp_gym.eval.log import CONFIG_NAME, LOG_NAME, LogScan, keep_latest, scan_episodes
 
 __all__ = ["Row", "load_runs", "compute_rows", "macro_rows", "markdown", "write_report", "parse_prices", "BASELINES"]
@@ -36,8 +38,11 @@ COLUMNS = (
     "agent",
     "episodes",
     "mean_score",
-    "ci95",
+    "score_lo",
+    "score_hi",
     "success_rate",
+    "success_lo",
+    "success_hi",
     "mean_turns",
     "mean_turns_success",
     "efficiency",
@@ -61,8 +66,11 @@ class Row:
     agent: str
     episodes: int
     mean_score: float
-    ci95: float
+    score_lo: float
+    score_hi: float
     success_rate: float
+    success_lo: float
+    success_hi: float
     mean_turns: float
     mean_turns_success: float
     efficiency: float
@@ -138,6 +146,28 @@ def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
 
 
+def bootstrap_ci(scores: list[float], resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of the mean (seeded: the same log, the same interval);
+    NaN for fewer than two episodes."""
+    if len(scores) < 2:
+        return float("nan"), float("nan")
+    x = np.asarray(scores, dtype=float)
+    means = x[np.random.default_rng(seed).integers(0, len(x), size=(resamples, len(x)))].mean(axis=1)
+    lo, hi = np.quantile(means, [0.025, 0.975])
+    return float(lo), float(hi)
+
+
+def wilson_ci(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a rate ``k / n`` (sound at small ``n``); NaN for ``n = 0``."""
+    if n == 0:
+        return float("nan"), float("nan")
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def compute_rows(records: list[dict[str, Any]], prices: dict[str, tuple[float, float]] | None = None) -> list[Row]:
     """One :class:`Row` per (env, agent): models first, then random, then oracle."""
     prices = prices or {}
@@ -151,7 +181,6 @@ def compute_rows(records: list[dict[str, Any]], prices: dict[str, tuple[float, f
         n = len(recs)
         scores = [float(r["score"]) for r in recs]
         mean = _mean(scores)
-        var = sum((s - mean) ** 2 for s in scores) / (n - 1) if n > 1 else 0.0
         wins = [r["turns"] for r in recs if r["outcome"] == "success"]
         success = len(wins) / n if n else float("nan")
         turns_success = _mean(wins)
@@ -170,8 +199,9 @@ def compute_rows(records: list[dict[str, Any]], prices: dict[str, tuple[float, f
                 agent=agent,
                 episodes=n,
                 mean_score=mean,
-                ci95=1.96 * math.sqrt(var / n) if n else float("nan"),
+                **dict(zip(("score_lo", "score_hi"), bootstrap_ci(scores))),
                 success_rate=success,
+                **dict(zip(("success_lo", "success_hi"), wilson_ci(len(wins), n))),
                 mean_turns=_mean([r["turns"] for r in recs]),
                 mean_turns_success=turns_success,
                 efficiency=100 * success / turns_success if wins else 0.0,
@@ -222,6 +252,19 @@ def macro_rows(rows: list[Row]) -> list[dict[str, Any]]:
     return out
 
 
+#: What outcome "success" (the report's success %) means on each task; the score is the paper's metric.
+SUCCESS_MEANS = {
+    "MTP/WordGuess-v0": "the secret word guessed within the turn budget (score: 1 - (n-1)/(max_turns-1))",
+    "MTP/MovieRec-v0": "the user's best movie of the new set picked (score: 1 - (rank-1)/(n_unseen-1))",
+    "MTP/CircuitDecoding-v0": "every circuit's truth table right (score: the fraction right)",
+    "MTP/WordChain-v0": "the game ended without a loss by the agent (score the same)",
+    "MTP/TwentyQuestions-v0": "every answer consistent until the questioner found the word (score the same)",
+    "MTP/TuringMachine-v0": "the secret code submitted (score the same)",
+}
+#: The query games: success = score = a correct final answer.
+GAME_SUCCESS = "a correct final answer (score the same)"
+
+
 def _fmt(v: Any, pct: bool = False) -> str:
     if v is None:
         return "-"
@@ -232,6 +275,10 @@ def _fmt(v: Any, pct: bool = False) -> str:
     return str(v)
 
 
+def _interval(lo: float, hi: float, pct: bool = False) -> str:
+    return "" if math.isnan(lo) else f"[{_fmt(lo, pct)}, {_fmt(hi, pct)}]"
+
+
 def _cost(v: float | None) -> str:
     return "-" if v is None else f"{v:.4g}"
 
@@ -239,14 +286,15 @@ def _cost(v: float | None) -> str:
 def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
     """The per-task table and the macro-average table as Markdown."""
     head = (
-        "| task | agent | n | score ± 95% CI | success % | turns (all) | turns (success) | efficiency "
+        "| task | agent | n | score [95% CI] | success % [95% CI] | turns (all) | turns (success) | efficiency "
         "| format errors/ep | failure % | format_error % | timeout % | context overflow % | infra errors "
         "| tokens in/out per ep | cost $ |"
     )
     lines = [head, "|" + "---|" * 16]
     for r in rows:
         lines.append(
-            f"| {r.env} | {r.agent} | {r.episodes} | {_fmt(r.mean_score)} ± {_fmt(r.ci95)} | {_fmt(r.success_rate, True)} "
+            f"| {r.env} | {r.agent} | {r.episodes} | {_fmt(r.mean_score)} {_interval(r.score_lo, r.score_hi)} "
+            f"| {_fmt(r.success_rate, True)} {_interval(r.success_lo, r.success_hi, True)} "
             f"| {_fmt(r.mean_turns)} | {_fmt(r.mean_turns_success)} | {_fmt(r.efficiency)} | {_fmt(r.format_errors)} "
             f"| {_fmt(r.failure, True)} | {_fmt(r.format_error, True)} | {_fmt(r.timeout, True)} "
             f"| {_fmt(r.context_overflow, True)} | {r.infra_errors} "
@@ -262,6 +310,9 @@ def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
             f"| {m['agent']} | {m['tasks']} | {_fmt(m['mean_score'])} | {_fmt(m['success_rate'], True)} "
             f"| {_fmt(m['mean_turns'])} | {_cost(m['cost'])} |"
         )
+    unscored = [f"{r.agent} on {_short(r.env)}" for r in rows if not r.episodes]
+    if unscored:
+        lines += ["", f"No scored episode (shown as -, not 0): {'; '.join(unscored)}."]
     gaps = {m["agent"]: m["missing"] for m in macro if m["missing"]}
     if gaps:
         left_out = sorted({e for tasks in gaps.values() for e in tasks})
@@ -271,6 +322,12 @@ def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
             + "; ".join(f"{agent} has none on {', '.join(_short(e) for e in tasks)}" for agent, tasks in gaps.items())
             + f" ({len(left_out)} task(s) in all).",
         ]
+    envs = sorted({r.env for r in rows})
+    lines += [
+        "",
+        "Intervals: percentile bootstrap of the mean score (2000 resamples, seeded), Wilson for rates. Success means:",
+    ]
+    lines += [f"- {_short(e)}: {SUCCESS_MEANS.get(e, GAME_SUCCESS)}" for e in envs]
     return "\n".join(lines)
 
 
@@ -290,18 +347,20 @@ def plot_scores(rows: list[Row], path: Path) -> None:
     width = 0.8 / max(1, len(agents))
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(envs) * max(1, len(agents)) / 2), 4))
     for i, agent in enumerate(agents):
-        xs, ys, es = [], [], []
+        xs, ys, below, above = [], [], [], []
         for j, env in enumerate(envs):
             row = next((r for r in rows if r.env == env and r.agent == agent and r.episodes), None)
             if row:
                 xs.append(j + (i - (len(agents) - 1) / 2) * width)
                 ys.append(row.mean_score)
-                es.append(row.ci95)
-        ax.bar(xs, ys, width, yerr=es, capsize=2, label=agent)
+                known = not math.isnan(row.score_lo)
+                below.append(row.mean_score - row.score_lo if known else 0.0)
+                above.append(row.score_hi - row.mean_score if known else 0.0)
+        ax.bar(xs, ys, width, yerr=[below, above], capsize=2, label=agent)
     ax.set_xticks(range(len(envs)), [_short(e) for e in envs], rotation=20, ha="right")
     ax.set_ylabel("score")
     ax.set_ylim(0, 1.05)
-    ax.set_title("Score per task (mean ± 95% CI)")
+    ax.set_title("Score per task (mean, 95% bootstrap CI)")
     ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
