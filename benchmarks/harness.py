@@ -23,7 +23,7 @@ import gymnasium as gym
 import mtp_gym
 from mtp_gym.agents import agent_kinds, make_agent
 from mtp_gym.episode import play_to_end
-from mtp_gym.eval.harness import AgentConfig, run_eval, select_configs
+from mtp_gym.eval.harness import AgentConfig, benchmark_subset, run_eval
 
 
 def bare_loop(env_id: str, config_ids: list[int]) -> float:
@@ -122,8 +122,7 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as tmp:
         for env_id in env_ids:
-            total = gym.make(env_id).unwrapped.num_configs
-            ids = select_configs(str(args.episodes), total)
+            ids = benchmark_subset(gym.make(env_id), args.episodes)
             # Interleaved repeats, best of each: the first pass warms caches (word lists, oracle
             # tables) for both, and the minimum filters out other processes' load.
             bare, full = [], []

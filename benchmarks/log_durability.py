@@ -23,10 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+import gymnasium as gym  # noqa: E402
 from fake_endpoint import FakeEndpoint  # noqa: E402
 
 from mtp_gym.agents.llm.openai_agent import OpenAIChatAgent  # noqa: E402
-from mtp_gym.eval.harness import select_configs  # noqa: E402
+from mtp_gym.eval.harness import benchmark_subset  # noqa: E402
 from mtp_gym.eval.log import read_episodes  # noqa: E402
 
 WG = "MTP/WordGuess-v0"
@@ -44,7 +45,7 @@ def eval_args(out: Path, split: int, workers: int, executor: str) -> list[str]:
 def count(log: Path, split: int) -> tuple[int, int, int]:
     """(kept, lost, duplicated) of the wanted configurations."""
     ids = [r["config_id"] for r in read_episodes(log)[0]]
-    wanted = set(select_configs(str(split), 400))
+    wanted = set(benchmark_subset(gym.make(WG), split))
     return len(set(ids) & wanted), len(wanted - set(ids)), len(ids) - len(set(ids))
 
 

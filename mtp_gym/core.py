@@ -15,7 +15,8 @@ A puzzle subclasses :class:`TextPuzzleEnv` and implements only its rules. The ab
 
 Optional hooks: ``_format_hint()`` (appended to every re-prompt: how a well-formed action
 looks now), ``_timeout()`` (the reply when the turn budget runs out),
-``_benchmark_mismatch()`` (why these kwargs have no benchmark split).
+``_benchmark_mismatch()`` (why these kwargs have no benchmark split), ``config_strata()``
+(the factors a subset of the split must keep in proportion).
 
 ``super().__init__()`` resolves ``configs`` through ``num_configs``: a subclass sets whatever
 ``num_configs`` and ``_benchmark_mismatch()`` read before it calls ``super().__init__()``.
@@ -211,6 +212,11 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
     @abc.abstractmethod
     def _hidden(self) -> dict[str, Any]:
         """The secret state for ``info["hidden"]`` (a new dict on every call)."""
+
+    def config_strata(self) -> dict[str, list[Any]]:
+        """The strata of the benchmark split: factor name -> its value for every config id
+        (e.g. ``{"vocabulary": [...]}``); ``--split N`` keeps every factor's mix. Default: none."""
+        return {}
 
     def _benchmark_mismatch(self) -> str:
         """Why these kwargs have no benchmark split (for the error message)."""

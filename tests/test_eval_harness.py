@@ -15,7 +15,7 @@ import pytest
 from helpers import CLI_ENV, cli, slow_eval_args
 
 from mtp_gym.cli import main
-from mtp_gym.eval.harness import AgentConfig, run_eval, select_configs
+from mtp_gym.eval.harness import AgentConfig, benchmark_subset, run_eval, select_configs
 from mtp_gym.eval.log import ConfigMismatch, RunLog, read_episodes
 from mtp_gym.eval.report import compute_rows, load_runs
 
@@ -36,13 +36,35 @@ def test_select_configs_spread_evenly():
             select_configs(bad, 10)
 
 
+@pytest.mark.parametrize(
+    "env_id", ["MTP/WordGuess-v0", "MTP/MovieRec-v0", "MTP/CircuitDecoding-v0", "MTP/TuringMachine-v0"]
+)
+def test_a_split_subset_keeps_every_stratum_in_proportion(env_id):
+    base = gym.make(env_id).unwrapped
+    strata, total = base.config_strata(), base.num_configs
+    assert strata, f"{env_id} declares no strata"
+    for n in (5, 10, 20, 30, 60, 100):
+        ids = benchmark_subset(base, n)
+        assert len(ids) == n and ids == benchmark_subset(base, str(n))  # the same ids every time
+        for name, values in strata.items():
+            for value in set(values):
+                want = n * values.count(value) / total
+                got = sum(values[i] == value for i in ids)
+                assert abs(got - want) <= 1, (name, value, n, got, want)
+    if env_id == "MTP/CircuitDecoding-v0":  # evenly spaced ids had picked only circuits without NOT gates
+        assert {strata["not_gates"][i] for i in benchmark_subset(base, 10)} == {0, 1, 2, 3, 4}
+    if env_id == "MTP/MovieRec-v0":  # and one movie set for every user
+        ids = benchmark_subset(base, 20)
+        assert len({strata["user"][i] for i in ids}) == 20 and len({strata["movie_set"][i] for i in ids}) == 20
+
+
 def test_log_records_every_field_and_matches_evaluate(tmp_path):
     log = run_eval([WG], AgentConfig("oracle"), tmp_path / "o", split="8", progress=False)
     records, _ = read_episodes(log.path)
-    assert [r["config_id"] for r in records] == select_configs("8", 400)
+    assert [r["config_id"] for r in records] == benchmark_subset(gym.make(WG), 8)
     from mtp_gym.eval import evaluate
 
-    bare = evaluate(WG, "oracle", select_configs("8", 400))
+    bare = evaluate(WG, "oracle", benchmark_subset(gym.make(WG), 8))
     assert [r["score"] for r in records] == [b.score for b in bare]
     r = records[0]
     assert {
@@ -92,7 +114,7 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
     after = log.read_bytes()
     assert after.startswith(before), "finished episodes were lost or rewritten"
     got = keys(log)
-    assert sorted(got) == sorted((WG, c) for c in select_configs("40", 400)), "lost or duplicated episodes"
+    assert sorted(got) == sorted((WG, c) for c in benchmark_subset(gym.make(WG), 40)), "lost or duplicated episodes"
     again = cli(*args)  # nothing left to play: the log stays byte-identical
     assert again.returncode == 0 and log.read_bytes() == after
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from mtp_gym.cli import main
-from mtp_gym.eval.harness import AgentConfig, run_eval, select_configs
+from mtp_gym.eval.harness import AgentConfig, benchmark_subset, run_eval
 from mtp_gym.eval.log import RunLog, read_episodes
 
 #: A fixed sample: the cheap-to-play envs, a few configurations each.
@@ -86,16 +86,16 @@ def test_ray_backend_plays_the_same_episodes_as_the_local_one(ray, tmp_path, mon
         ]
     )
     want, got = by_key(local.path), by_key(tmp_path / "ray" / "oracle" / "episodes.jsonl")
-    assert sorted(got) == sorted(want) == sorted((e, c) for e in ENVS for c in select_configs(SPLIT, _total(e)))
+    assert sorted(got) == sorted(want) == sorted((e, c) for e in ENVS for c in _subset(e, SPLIT))
     assert got == want
     assert sum(r["outcome"] == "success" for r in got.values()) >= len(got) - 2  # the oracles do win
     assert max(in_flight) == 3 and len(in_flight) == len(got)  # bounded by --workers, one wait per episode
 
 
-def _total(env_id: str) -> int:
+def _subset(env_id: str, split: str) -> list[int]:
     import gymnasium as gym
 
-    return gym.make(env_id).unwrapped.num_configs
+    return benchmark_subset(gym.make(env_id), split)
 
 
 def test_ray_run_resumes_after_a_crash_mid_run(ray, tmp_path, monkeypatch):

@@ -11,10 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import gymnasium as gym
 import pytest
 from helpers import CLI_ENV, cli, slow_eval_args
 
-from mtp_gym.eval.harness import AgentConfig, run_eval, select_configs
+from mtp_gym.eval.harness import AgentConfig, benchmark_subset, run_eval
 from mtp_gym.eval.log import RunLocked, RunLog, read_episodes
 from mtp_gym.eval.report import load_runs
 
@@ -70,7 +71,7 @@ def test_concurrent_cli_runs_play_nothing_twice_and_lose_nothing(tmp_path):
     assert second.returncode == 1 and "another mtp-gym run" in second.stderr and "give another --out" in second.stderr
     assert first.wait(120) == 0
     ids = [r["config_id"] for r in read_episodes(log)[0]]
-    assert sorted(ids) == select_configs("20", 400), "lost or duplicated episodes"
+    assert sorted(ids) == benchmark_subset(gym.make(WG), 20), "lost or duplicated episodes"
 
 
 def _children(pid: int) -> list[int]:

@@ -585,6 +585,13 @@ class CircuitDecodingEnv(TextPuzzleEnv):
             f"max_not={self.max_not}"
         )
 
+    def config_strata(self) -> dict[str, list[Any]]:
+        configs = benchmark_configs()[: self.num_configs]
+        return {
+            "shape": [(c["num_circuits"], c["num_inputs"]) for c in configs],
+            "not_gates": [c["inventory"]["NOT"] for c in configs],
+        }
+
     def _setup_benchmark(self, config_id: int) -> None:
         self._set_game(benchmark_configs()[config_id], _benchmark_game(config_id))
 

@@ -567,6 +567,10 @@ class MovieRecEnv(TextPuzzleEnv):
         diff = {k: v for k, v in self.generator_kwargs.items() if DEFAULTS[k] != v}
         return f"the benchmark uses the default generator constants {DEFAULTS}; these differ: {diff}"
 
+    def config_strata(self) -> dict[str, list[Any]]:
+        ids = range(self.num_configs)
+        return {"user": [i // N_MOVIE_SETS for i in ids], "movie_set": [i % N_MOVIE_SETS for i in ids]}
+
     def _setup_benchmark(self, config_id: int) -> None:
         user_id, set_id = divmod(config_id, N_MOVIE_SETS)
         users, sets = _benchmark_data()

@@ -258,6 +258,9 @@ class TuringMachineEnv(TextPuzzleEnv):
     def nightmare(self) -> bool:
         return self.mode == "nightmare"
 
+    def config_strata(self) -> dict[str, list[Any]]:
+        return {"difficulty": [s.difficulty for s in self._split]}
+
     def _setup_benchmark(self, config_id: int) -> None:
         self._start(self._split[config_id])
 

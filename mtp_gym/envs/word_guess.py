@@ -207,6 +207,9 @@ class WordGuessEnv(TextPuzzleEnv):
             f"got vocab_size={self.vocab_size}, word_length={self.word_length}"
         )
 
+    def config_strata(self) -> dict[str, list[Any]]:
+        return {"vocabulary": [i // BENCH_VOCAB_SIZE for i in range(self.num_configs)]}
+
     def _setup_benchmark(self, config_id: int) -> None:
         vocab_id, index = divmod(config_id, BENCH_VOCAB_SIZE)
         vocab = benchmark_vocabularies()[vocab_id]

@@ -16,7 +16,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -35,6 +35,7 @@ __all__ = [
     "AgentConfig",
     "run_eval",
     "select_configs",
+    "benchmark_subset",
     "play_config",
     "bounded_map",
     "EXECUTORS",
@@ -107,12 +108,14 @@ class AgentConfig:
         return any(s and s.startswith(MODEL_PREFIXES) for s in (self.spec, self.finisher))
 
 
-def select_configs(split: str | int, total: int) -> list[int]:
-    """Config ids of a split: ``"full"``, or ``N`` spread evenly over the whole split.
+def select_configs(split: str | int, total: int, strata: Mapping[str, Sequence[Hashable]] | None = None) -> list[int]:
+    """Config ids of a split: ``"full"``, or ``N`` of the ``total``, the same ids on every machine.
 
-    ``N`` ids ``floor(i * total / N)`` (i = 0 … N-1) cover every part of a split built in
-    blocks (Word Guess: 10 vocabularies × 40 words), and the same ``N`` gives the same ids on
-    every machine.
+    With ``strata`` (an env's :meth:`~mtp_gym.core.TextPuzzleEnv.config_strata`: factor name ->
+    value per config id), the ``N`` ids keep every factor's mix: each value of each factor
+    appears in proportion to its share of the split (within about one configuration), picked
+    greedily by the largest shortfall, ties broken by a fixed permutation of the ids. Without
+    strata, ``N`` ids ``floor(i * total / N)`` (i = 0 … N-1) spread evenly over the split.
     """
     if split == "full":
         return list(range(total))
@@ -124,7 +127,41 @@ def select_configs(split: str | int, total: int) -> list[int]:
         raise ValueError(f"--split must be 'full' or a positive int, got {split!r}")
     if split >= total:
         return list(range(total))
+    if strata:
+        return _stratified(split, total, strata)
     return sorted({int(i) for i in np.floor(np.arange(split) * total / split)})
+
+
+def _stratified(n: int, total: int, strata: Mapping[str, Sequence[Hashable]]) -> list[int]:
+    codes, shares, counts = [], [], []
+    for name, values in strata.items():
+        if len(values) != total:
+            raise ValueError(f"stratum {name!r} has {len(values)} values for {total} configurations")
+        index: dict[Hashable, int] = {}
+        code = np.array([index.setdefault(v, len(index)) for v in values])
+        codes.append(code)
+        shares.append(np.bincount(code) / total)
+        counts.append(np.zeros(len(index)))
+    rank = np.empty(total)
+    rank[np.random.default_rng(0).permutation(total)] = np.arange(total)
+    free = np.ones(total, dtype=bool)
+    picked = []
+    for k in range(1, n + 1):
+        shortfall = sum(share[code] * k - count[code] for code, share, count in zip(codes, shares, counts))
+        shortfall[~free] = -np.inf
+        best = np.flatnonzero(shortfall >= shortfall.max() - 1e-9)
+        pick = int(best[np.argmin(rank[best])])
+        picked.append(pick)
+        free[pick] = False
+        for code, count in zip(codes, counts):
+            count[code[pick]] += 1
+    return sorted(picked)
+
+
+def benchmark_subset(env: gym.Env, split: str | int) -> list[int]:
+    """:func:`select_configs` over ``env``'s benchmark split, keeping its strata."""
+    base = env.unwrapped
+    return select_configs(split, base.num_configs, base.config_strata())
 
 
 # Per-worker (thread or process) envs and agents, built once and reused across episodes.
@@ -372,9 +409,10 @@ def run_eval(
     done = log.done()
     tasks, finished = [], []
     for env_id in env_ids:
-        total = gym.make(env_id, **env_kwargs[env_id]).unwrapped.num_configs
         ids = (config_ids or {}).get(env_id)
-        for config_id in select_configs(split, total) if ids is None else ids:
+        if ids is None:
+            ids = benchmark_subset(gym.make(env_id, **env_kwargs[env_id]), split)
+        for config_id in ids:
             (finished if (env_id, config_id) in done else tasks).append((env_id, config_id))
     finished_set = set(finished)
     finished_records = [
