@@ -18,7 +18,7 @@ import pytest
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
-from mtp_gym.data import asset_path
+from mtp_gym.data import asset_path, load_json
 from mtp_gym.envs import twenty_questions as tq
 from mtp_gym.envs.twenty_questions import (
     GUESS,
@@ -433,3 +433,23 @@ def test_oracle_wins_generated_games():
 def test_answerers_win_the_full_split(agent):
     rows = evaluate(ENV_ID, agent)
     assert len(rows) == 400 and all(r.outcome == "success" for r in rows)
+
+
+def test_no_shipped_lexicon_holds_an_offensive_word():
+    from mtp_gym.envs.twenty_questions import BLOCKLIST, OFFENSIVE_DOMAINS
+
+    words = {w for lex in load_json("twenty_questions", "lexicons.json")["lexicons"] for w in lex["words"]}
+    assert not words & BLOCKLIST
+    try:
+        from mtp_gym.wordnet import load_wordnet
+
+        wn = load_wordnet()
+    except FileNotFoundError as err:  # WordNet is a Debian package: the blocklist check above still ran
+        pytest.skip(str(err))
+
+    def marked(word: str) -> bool:
+        senses = [s for s in wn.synsets(word, "n") if word in s.lemma_names()]
+        return any(d.name() in OFFENSIVE_DOMAINS for s in senses for d in s.usage_domains())
+
+    assert marked("chink") and marked("bastard") and not marked("dog")  # two words the old lexicon 0 held
+    assert sorted(w for w in words if marked(w)) == []

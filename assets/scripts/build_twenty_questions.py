@@ -18,7 +18,10 @@ Reads real WordNet 3.0 through nltk's WordNet reader (Debian's ``wordnet-base`` 
     the transitive closure of ``hypernyms()`` over all paths, nearest first (breadth
     first, ties by synset name), names repeated by two synsets listed once;
   - at least 7 hypernyms, ``physical_entity.n.01`` among them, ``abstraction.n.06`` not,
-    and the word is not among its own hypernyms' names.
+    and the word is not among its own hypernyms' names;
+  - not offensive (our addition): no noun sense of the word carries one of WordNet's usage
+    domains :data:`~mtp_gym.envs.twenty_questions.OFFENSIVE_DOMAINS` (disparagement, ethnic
+    slur, obscenity), and the word is not in the explicit ``BLOCKLIST``.
 
 * ``twenty_questions/lexicons.json``: the 400 benchmark configurations, each a lexicon of
   80-100 pool words (size drawn uniformly) and a user-simulator seed. A lexicon is the
@@ -50,8 +53,10 @@ import numpy as np
 from mtp_gym.envs.twenty_questions import (
     BENCH_MAX_WORDS,
     BENCH_MIN_WORDS,
+    BLOCKLIST,
     FORBIDDEN_HYPERNYM,
     N_BENCH_LEXICONS,
+    OFFENSIVE_DOMAINS,
     REQUIRED_HYPERNYM,
     lexicon_violations,
     sample_lexicon,
@@ -126,6 +131,11 @@ def hypernym_closure(sense) -> list:
     return sorted(distance, key=lambda s: (distance[s], s.name()))
 
 
+def offensive(word: str, senses: list) -> bool:
+    """Whether any of the word's noun senses is marked offensive, or the word is blocklisted."""
+    return word in BLOCKLIST or any(d.name() in OFFENSIVE_DOMAINS for s in senses for d in s.usage_domains())
+
+
 def build_pool(wn, words: list[str]) -> tuple[dict[str, dict], dict[str, set[str]]]:
     """Per-word filters: ``word -> {synset, hypernyms}`` and each word's hypernym synsets."""
     physical = wn.synset("physical_entity.n.01")
@@ -138,6 +148,8 @@ def build_pool(wn, words: list[str]) -> tuple[dict[str, dict], dict[str, set[str
         senses = [s for s in wn.synsets(word, "n") if word in s.lemma_names()]
         if not senses:
             continue  # not a WordNet noun in base form
+        if offensive(word, senses):
+            continue
         sense = senses[0]
         closure = hypernym_closure(sense)
         if physical not in closure or abstraction in closure or not predominantly_noun(wn, word, counts):
@@ -204,7 +216,8 @@ def main() -> None:
             "(Debian scowl), english-words and american-words",
             "copyright": notice,
             "license": licences,
-            "filters": "SCOWL noun in base form, predominantly a noun; first noun sense; >= 7 hypernyms; has 'physical entity'; "
+            "filters": "SCOWL noun in base form, predominantly a noun, no sense marked offensive, not blocklisted; "
+            "first noun sense; >= 7 hypernyms; has 'physical entity'; "
             "no 'abstraction'; not its own hypernym",
             "scowl_words": len(words),
         },

@@ -32,6 +32,14 @@ P_SHARED_HYPERNYM = 0.1
 
 #: Appendix A.3's lexicon filters (checked by :func:`lexicon_violations`).
 MIN_HYPERNYMS = 7
+#: WordNet usage domains that mark a noun sense as offensive; a word with any such sense is
+#: never in a lexicon (the build drops it).
+OFFENSIVE_DOMAINS = frozenset({"disparagement.n.01", "ethnic_slur.n.01", "obscenity.n.02"})
+#: Offensive words WordNet does not mark (checked on every shipped lexicon as well).
+BLOCKLIST = frozenset(
+    {"chink", "coon", "dago", "dyke", "fag", "faggot", "gook", "homo", "jap", "kike", "negro", "nigger", "paki",
+     "retard", "spic", "tranny", "wetback", "whore", "wop"}
+)  # fmt: skip
 REQUIRED_HYPERNYM = "physical entity"
 FORBIDDEN_HYPERNYM = "abstraction"
 BENCH_MIN_WORDS, BENCH_MAX_WORDS, N_BENCH_LEXICONS = 80, 100, 400
