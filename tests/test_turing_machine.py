@@ -635,3 +635,20 @@ def test_the_cli_prompt_style_switches_the_envs_own_variant():
     assert _styled_env_kwargs(ENV_ID, {}, "oracle", "cot") == {}  # scripted agents answer in the plain format
     assert _styled_env_kwargs(ENV_ID, {}, "openai:m", "plain") == {}
     assert _styled_env_kwargs("MTP/WordGuess-v0", {}, "openai:m", "cot") == {}
+
+
+@pytest.mark.parametrize("difficulty", rules.DIFFICULTIES)
+def test_generated_setups_are_like_the_published_ones(difficulty):
+    """300 generated setups against the published 90: verifier-count mix and mean ambiguity
+    (codes consistent with the card list) within 15%, nightmare mappings derangements."""
+    published = [s for s in rules.published_setups() if s.difficulty == difficulty]
+    rng = np.random.default_rng(0)
+    generated = [rules.generate_setup(rng, difficulty) for _ in range(300)]
+    for n in rules.VERIFIER_COUNTS[difficulty]:
+        want = sum(len(s.cards) == n for s in published) / len(published)
+        got = sum(len(s.cards) == n for s in generated) / len(generated)
+        assert abs(got - want) <= 0.15 * want, (n, got, want)
+    want = np.mean([rules.ambiguity(s.cards) for s in published])
+    got = np.mean([rules.ambiguity(s.cards) for s in generated])
+    assert abs(got - want) <= 0.15 * want, (got, want)
+    assert all(all(i != m for i, m in enumerate(s.mapping)) for s in generated)

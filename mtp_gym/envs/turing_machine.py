@@ -152,7 +152,9 @@ class TuringMachineEnv(TextPuzzleEnv):
         with ``difficulty``); naming a non-unique setup raises ``ValueError`` unless
         ``allow_non_unique=True``. ``setups="generated"``: a fresh
         setup from ``rules.generate_setup`` with ``self.np_random`` (unique code, no redundant
-        verifier, uniform nightmare permutation; difficulty drawn uniformly when ``None``).
+        verifier, verifier count uniform over the difficulty's range, as ambiguous on average
+        as the published setups, nightmare mapping a derangement; difficulty drawn uniformly
+        when ``None``).
 
     Episode End:
         Terminated when a code is submitted (``success`` if it equals the answer, else

@@ -20,7 +20,7 @@ import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -375,12 +375,16 @@ def generate_setup(
 ) -> Setup:
     """A fresh well-formed setup: unique code and no redundant verifier.
 
-    Draws ``num_verifiers`` (default: uniform over the difficulty's counts) distinct cards
-    from the difficulty's pool (medium: at least one of cards 18-22; hard: at least two of
-    23-48, as in every published setup), an answer uniformly over the 125 codes, then one
-    active criterion per card uniformly among the choices that make the answer unique with
-    no redundant verifier; redraws when there is none. The nightmare mapping is a uniform
-    permutation (the published mappings are distributed like one). ``exclude`` holds
+    The verifier count is drawn once (default: uniform over the difficulty's counts, as the
+    published split holds them), then: distinct cards from the difficulty's pool (medium: at
+    least one of cards 18-22; hard: at least two of 23-48, as in every published setup), an
+    answer uniformly over the 125 codes, one active criterion per card uniformly among the
+    choices that make the answer unique with no redundant verifier; redrawn when there is
+    none. A draw is kept with probability ``k ** -AMBIGUITY_EXPONENT[difficulty]``, ``k`` the
+    number of codes consistent with its card list (:func:`ambiguity`), calibrated so that
+    generated setups are on average as ambiguous as the published ones (3.3 / 4.4 / 7.2
+    codes for easy / medium / hard). The nightmare mapping is a uniform derangement: every
+    verifier shows another verifier's result, as the nightmare rules say. ``exclude`` holds
     ``(cards, active, answer)`` keys to avoid (the published setups, by default).
     """
     if difficulty not in DIFFICULTIES:
@@ -395,8 +399,9 @@ def generate_setup(
     counts = VERIFIER_COUNTS[difficulty]
     required, at_least = _REQUIRED_CARDS[difficulty]
     options_of = _options_by_answer()
+    n = num_verifiers or counts[int(rng.integers(len(counts)))]
+    exponent = AMBIGUITY_EXPONENT[difficulty]
     for _ in range(max_tries):
-        n = num_verifiers or counts[int(rng.integers(len(counts)))]
         picked = sorted(pool[i] for i in rng.permutation(len(pool))[:n].tolist())
         if sum(c in required for c in picked) < at_least:
             continue
@@ -411,9 +416,30 @@ def generate_setup(
         active = valid[int(rng.integers(len(valid)))]
         if (tuple(picked), active, answer) in exclude:
             continue
-        mapping = tuple(int(i) for i in rng.permutation(n))
-        return Setup(f"G-{difficulty}", difficulty, tuple(picked), active, answer, mapping)
+        if rng.random() >= ambiguity(tuple(picked)) ** -exponent:
+            continue
+        return Setup(f"G-{difficulty}", difficulty, tuple(picked), active, answer, derangement(rng, n))
     raise RuntimeError(f"no well-formed {difficulty} setup found in {max_tries} draws")
+
+
+#: Acceptance exponent of :func:`generate_setup` per difficulty (see there).
+AMBIGUITY_EXPONENT = {"easy": 1.1, "medium": 0.5, "hard": 0.9}
+
+
+@lru_cache(maxsize=1 << 16)
+def ambiguity(card_ids: tuple[int, ...]) -> int:
+    """How many codes could be the answer for these cards under the game's rules (some
+    assignment of active criteria makes that code unique with no redundant verifier)."""
+    _, answers = consistent_assignments(card_ids)
+    return len(np.unique(answers))
+
+
+def derangement(rng: np.random.Generator, n: int) -> tuple[int, ...]:
+    """A uniform permutation of ``range(n)`` with no fixed point (``n >= 2``)."""
+    while True:
+        perm = rng.permutation(n)
+        if not (perm == np.arange(n)).any():
+            return tuple(int(i) for i in perm)
 
 
 @cache
