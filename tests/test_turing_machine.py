@@ -524,7 +524,8 @@ def test_oracle_beliefs_never_exclude_the_truth():
         if info["hidden"]["setup_id"] in REDUNDANT:  # the no-redundancy rule excludes their truth
             continue
         statuses = {e["status"] for e in info["feedback"]["belief_log"]}
-        assert info["outcome"] == "success" and statuses <= {"correct", "include"} and "correct" in statuses
+        # "none": the oracle still held every criterion of a card possible (no conclusion)
+        assert info["outcome"] == "success" and statuses <= {"correct", "include", "none"} and "correct" in statuses
 
 
 # ----------------------------------------------------------------------------- agents
@@ -652,3 +653,13 @@ def test_generated_setups_are_like_the_published_ones(difficulty):
     got = np.mean([rules.ambiguity(s.cards) for s in generated])
     assert abs(got - want) <= 0.15 * want, (got, want)
     assert all(all(i != m for i, m in enumerate(s.mapping)) for s in generated)
+
+
+def test_every_criterion_can_be_stated_by_its_own_description_and_a_full_card_is_no_belief():
+    for card_id, card in rules.cards().items():
+        for c in card.criteria:
+            assert rules.parse_beliefs(f"<BELIEF>: 0={c.description}", [card_id])[0][1] == (c.index,), c.description
+        everything = " | ".join(c.function for c in card.criteria)
+        assert rules.parse_beliefs(f"<BELIEF>: 0={everything}", [card_id])[0][1] == ()
+    with_or = [c for card in rules.cards().values() for c in card.criteria if " or " in c.description.lower()]
+    assert len(with_or) == 10  # the descriptions a split on " or " used to break

@@ -602,8 +602,10 @@ def parse_beliefs(text: str, card_ids: Sequence[int]) -> dict[int, tuple[str, tu
 
     Format: ``<BELIEF>: 0=B<Y, 1=blue_eq_1|blue_gt_1, 2=?`` -- per verifier number, the
     criteria (of that verifier's own card) the player still holds possible, separated by
-    ``|`` or `` or ``; ``?`` means no conclusion. Returns ``{slot: (stated text, criterion
-    indices: ``()`` for "?", ``None`` for an unreadable entry)}``; other slots are ignored.
+    ``|`` or `` or `` (a criterion whose own description holds " or " is read whole);
+    ``?`` means no conclusion, and so does listing every criterion of the card. Returns
+    ``{slot: (stated text, criterion indices: ``()`` for no conclusion, ``None`` for an
+    unreadable entry)}``; other slots are ignored.
     """
     body = _tag_body(text, "BELIEF")
     if body is None:
@@ -615,10 +617,28 @@ def parse_beliefs(text: str, card_ids: Sequence[int]) -> dict[int, tuple[str, tu
         if stated in ("?", ""):
             out[slot] = (stated, ())
             continue
-        refs = [r for r in re.split(r"\||\bor\b", stated) if r.strip()]
-        idx = [resolve_criterion(card_ids[slot], r) for r in refs]
-        out[slot] = (stated, None if any(i is None for i in idx) else tuple(sorted(set(idx))))
+        idx = _resolve_list(card_ids[slot], stated)
+        if idx is not None and len(idx) == len(cards()[card_ids[slot]].criteria):
+            idx = ()  # every criterion still possible: no conclusion
+        out[slot] = (stated, idx)
     return out
+
+
+def _resolve_list(card_id: int, stated: str) -> tuple[int, ...] | None:
+    """Criteria named in ``stated``, split on ``|``, then on `` or `` only where the whole piece
+    is not itself one criterion; ``None`` if any piece names none."""
+    found: set[int] = set()
+    for piece in (p for p in stated.split("|") if p.strip()):
+        whole = resolve_criterion(card_id, piece)
+        if whole is not None:
+            found.add(whole)
+            continue
+        for ref in (r for r in re.split(r"\bor\b", piece) if r.strip()):
+            i = resolve_criterion(card_id, ref)
+            if i is None:
+                return None
+            found.add(i)
+    return tuple(sorted(found))
 
 
 def parse_mapping(text: str, n: int) -> dict[int, int]:
