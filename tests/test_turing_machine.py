@@ -663,3 +663,16 @@ def test_every_criterion_can_be_stated_by_its_own_description_and_a_full_card_is
         assert rules.parse_beliefs(f"<BELIEF>: 0={everything}", [card_id])[0][1] == ()
     with_or = [c for card in rules.cards().values() for c in card.criteria if " or " in c.description.lower()]
     assert len(with_or) == 10  # the descriptions a split on " or " used to break
+
+
+def test_prompts_follow_the_appendix_and_the_harness_wording_is_a_switch():
+    extra = "A `<PASS>` confirms *only* that this specific rule was met by the tested code."
+    paper, _ = gym.make(ENV_ID).reset(options={"config_id": 0})
+    harness, _ = gym.make(ENV_ID, harness_wording=True).reset(options={"config_id": 0})
+    assert extra not in paper and extra in harness
+    assert paper.replace(" " + extra, "") == harness.replace(" " + extra, "").replace(
+        " A `<FAIL>` indicates *only* that this specific rule was violated by the tested code.", ""
+    )
+    first = STAGE_PROMPTS[("nightmare", "cot")]["question_first"]
+    assert "Explain your reasoning step by step based on verifier result after <REASONING> tag" in first
+    assert "with <REASONING> tag, then provide your choice" in STAGE_PROMPTS[("classic", "cot")]["question_first"]

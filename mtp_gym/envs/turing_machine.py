@@ -12,7 +12,7 @@ from typing import Any
 from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int, single
 from mtp_gym.parsing import extract_all_labeled
 from mtp_gym.turnbench import rules
-from mtp_gym.turnbench.prompts import MODES, PROMPT_STYLES, STAGE_PROMPTS
+from mtp_gym.turnbench.prompts import HARNESS_SYSTEM, MODES, PROMPT_STYLES, STAGE_PROMPTS
 
 SETUP_SOURCES = ("published", "generated")
 ROUND_MAX_MOVES = 5  # proposal + 3 queries + deduce, or proposal + <=2 queries + SKIP + deduce
@@ -111,7 +111,9 @@ class TuringMachineEnv(TextPuzzleEnv):
         ``You chose Verifier <i> and the result is <PASS>.`` (+ next instructions) after a query,
         the deduce prompt after SKIP or the third query, the proposal prompt after a deduce SKIP,
         and ``The final guess is 551. The answer is 551, the guess is True.`` after a submission.
-        ``belief_prompt=True`` appends a short paragraph that documents the ``<BELIEF>`` tag.
+        ``belief_prompt=True`` appends a short paragraph that documents the ``<BELIEF>`` tag;
+        ``harness_wording=True`` uses the published harness's classic system prompt, which has
+        two sentences the appendix does not (see ``mtp_gym.turnbench.prompts``).
 
     Action Format:
         ``<CHOICE>: BLUE=X, YELLOW=Y, PURPLE=Z`` (proposal; also ``<PROPOSAL>:`` which the
@@ -183,12 +185,13 @@ class TuringMachineEnv(TextPuzzleEnv):
         ``"medium"`` | ``"hard"``), ``setups`` (``"published"`` | ``"generated"``),
         ``prompt_style`` (``"answer_only"`` | ``"cot"``), ``max_rounds`` (20, the published
         harness), ``setup_ids`` (``None`` or published ids), ``allow_non_unique`` (False),
-        ``belief_prompt`` (False), ``max_turns`` (``5 * max_rounds``), ``configs`` (``None`` |
+        ``belief_prompt`` (False), ``harness_wording`` (False), ``max_turns`` (``5 * max_rounds``), ``configs`` (``None`` |
         ``"benchmark"`` | ``"generated"``; ``setups="generated"`` implies ``"generated"``),
         ``max_format_errors`` (3), ``render_mode``.
 
     Version History:
-        v0: initial release.
+        v0: initial release; the classic system prompt follows the appendix (the harness's
+        two extra sentences behind ``harness_wording=True``).
     """
 
     obs_max_length = 16_384
@@ -203,6 +206,7 @@ class TuringMachineEnv(TextPuzzleEnv):
         setup_ids: Sequence[str] | None = None,
         allow_non_unique: bool = False,
         belief_prompt: bool = False,
+        harness_wording: bool = False,
         max_turns: int | None = None,
         configs: str | None = None,
         max_format_errors: int = 3,
@@ -234,6 +238,9 @@ class TuringMachineEnv(TextPuzzleEnv):
         self.belief_prompt = bool(belief_prompt)
         self._split = published_split(difficulty, setup_ids, self.allow_non_unique)
         self._prompts = STAGE_PROMPTS[(mode, prompt_style)]
+        if harness_wording:
+            self._prompts = {**self._prompts, "system": HARNESS_SYSTEM[mode]}
+        self.harness_wording = bool(harness_wording)
         super().__init__(
             max_turns=ROUND_MAX_MOVES * max_rounds if max_turns is None else max_turns,
             configs=configs,

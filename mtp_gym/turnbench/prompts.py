@@ -1,5 +1,11 @@
 """The TurnBench-MS prompts of the paper's appendix A, word for word (ASCII quotes and dashes).
 
+Every prompt follows the appendix (A.1 classic, A.2 nightmare, OA and CoT), including the
+nightmare CoT first-question prompt's "based on verifier result after <REASONING> tag". The
+published harness's classic system prompt adds two sentences the appendix does not have
+("A `<PASS>` confirms *only* ..." and "A `<FAIL>` indicates *only* ..."); they are in
+:data:`HARNESS_SYSTEM`, which the env uses with ``harness_wording=True``.
+
 ``STAGE_PROMPTS[(mode, style)]`` holds every stage prompt for a mode (``classic`` |
 ``nightmare``) and style (``answer_only`` = the paper's OA, ``cot`` = CoT). Placeholders:
 ``{game_setup}``, ``{verifier_descriptions}``, ``{verifier_num}``, ``{verifier_result}``,
@@ -29,8 +35,8 @@ Verifier Rules:
 - Each verifier checks ONE specific property (criterion) about the code.
 - Each verifier has multiple potential criteria, but for each game, only ONE is secretly selected as 'active'. You don't know which criterion is active for any given verifier.
 - Focus of Verification: When testing your code against a verifier, it **exclusively** evaluates it against its **single, active criterion**. The verifier completely ignores all other potential criteria, including its own inactive ones.
-- PASS Condition: A verifier returns `<PASS>` if and only if your code satisfies this single active criterion. A `<PASS>` confirms *only* that this specific rule was met by the tested code.
-- FAIL Condition: A verifier returns `<FAIL>` **if and only if** your code does not satisfy this single active criterion. A `<FAIL>` indicates *only* that this specific rule was violated by the tested code.
+- PASS Condition: A verifier returns `<PASS>` if and only if your code satisfies this single active criterion.{pass_extra}
+- FAIL Condition: A verifier returns `<FAIL>` **if and only if** your code does not satisfy this single active criterion.{fail_extra}
 - Non-Overlapping Information: The active criteria selected across different verifiers for a game will provide distinct information.
 
 
@@ -41,6 +47,19 @@ Winning Strategy:
 Current Game Setup:
 {game_setup}
 """
+
+_HARNESS_EXTRA = {
+    "pass_extra": " A `<PASS>` confirms *only* that this specific rule was met by the tested code.",
+    "fail_extra": " A `<FAIL>` indicates *only* that this specific rule was violated by the tested code.",
+}
+
+
+def _fill(template: str, **fields: str) -> str:
+    """``template`` with only ``fields`` filled (``{game_setup}`` stays a placeholder)."""
+    for key, value in fields.items():
+        template = template.replace("{" + key + "}", value)
+    return template
+
 
 NIGHTMARE_SYSTEM = """You are participating in a competitive logic deduction game called Turing Machine.
 Your goal is to win first place by deducing a secret 3-digit code with minimal rounds and verifier usage, but accuracy takes priority over speed.
@@ -286,7 +305,7 @@ def _build(mode: str, style: str) -> dict[str, str]:
         )
         + (_PROPOSAL_COT if cot else _PROPOSAL_OA),
         "proposal_invalid": _PROPOSAL_INVALID_COT if cot else _PROPOSAL_INVALID_OA,
-        "question_first": head + (_COT_FIRST_TAIL if cot else _OA_TAIL),
+        "question_first": head + ((_COT_NEXT_TAIL if nightmare else _COT_FIRST_TAIL) if cot else _OA_TAIL),
         "question_next": _RESULT + hint + _NEXT_CHOICES + (_COT_NEXT_TAIL if cot else _OA_TAIL),
         "question_last": _LAST,
         "question_invalid": _QUESTION_INVALID + (_COT_NEXT_TAIL if cot else _OA_TAIL),
@@ -296,6 +315,11 @@ def _build(mode: str, style: str) -> dict[str, str]:
         "deduce_result": DEDUCE_RESULT,
     }
 
+
+CLASSIC_SYSTEM_HARNESS = _fill(CLASSIC_SYSTEM, **_HARNESS_EXTRA)
+CLASSIC_SYSTEM = _fill(CLASSIC_SYSTEM, pass_extra="", fail_extra="")
+#: The system prompts as the published harness words them (``harness_wording=True``).
+HARNESS_SYSTEM = {"classic": CLASSIC_SYSTEM_HARNESS, "nightmare": NIGHTMARE_SYSTEM}
 
 MODES = ("classic", "nightmare")
 PROMPT_STYLES = ("answer_only", "cot")
