@@ -10,15 +10,22 @@ so the surviving points are a uniform sample of the weights still consistent wit
 other answer (a tie leaves only a small share of the grid). If a sequence of answers ever
 empties the sample, the last non-empty sample is kept.
 
-Each question is the pair of library movies whose three-way answer (Yes / No / No Preference)
-has the highest entropy over the surviving points (estimated on at most ``question_sample`` of
-them): the most informative question, which about halves the version space every turn. The
-final pick maximizes the expected score ``1 - (rank - 1) / 39`` over the surviving points
-(``pick="score"``), or the expected utility (``pick="utility"``, the posterior-mean weights).
+Questions are chosen for the decision that ends the game, not for the weights themselves
+(``question="decision"``, the default). The unseen set is hidden until the final turn, but the
+generator's documented prior for it is known (appendix A.1: 40 dense movies, 2-decimal scores,
+budget in (20, 30), at least 1.0 per attribute), so the oracle draws ``n_sets`` synthetic unseen
+sets from that prior once (fixed seed) and asks the pair of library movies that maximizes the
+expected utility of the best pick after the answer: for each answer, the surviving points
+(at most ``decision_points`` of them) vote for the synthetic movie they like most on average,
+and a question is worth the sum over answers and sets of that best movie's total utility.
+``question="entropy"`` asks the question whose three-way answer (Yes / No / No Preference) has
+the highest entropy instead (it about halves the version space every turn, but spends questions
+on weight differences that do not change the pick). The final pick maximizes the expected score
+``1 - (rank - 1) / 39`` over the surviving points (``pick="score"``), or the expected utility
+(``pick="utility"``, the posterior-mean weights).
 
 Its scores on the benchmark split: ``python benchmarks/movie_rec.py`` (the README quotes them);
-``pytest -m slow tests/test_movie_rec.py -k full_split`` checks them. It is a strong player, not
-a proven ceiling: ten pairwise answers leave the best of 40 dense unseen movies uncertain.
+``pytest -m slow tests/test_movie_rec.py -k full_split`` checks them.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from mtp_gym.envs.movie_rec import (
+    DEFAULTS,
     FINAL_PROMPT,
     N_ATTRIBUTES,
     NO,
@@ -36,6 +44,7 @@ from mtp_gym.envs.movie_rec import (
     WEIGHT_STEPS,
     YES,
     parse_table,
+    sample_movie,
 )
 
 #: The start of the env's final-phase prompt (the unseen table follows it).
@@ -53,6 +62,22 @@ def grid_sample(size: int, seed: int = 0) -> np.ndarray:
     w = w[w.any(axis=1)].astype(np.float32)
     w.setflags(write=False)
     return w
+
+
+@cache
+def synthetic_unseen_sets(n_sets: int, seed: int = 0) -> np.ndarray:
+    """``n_sets`` unseen movie sets (sets x movies x 8) drawn from the generator's default prior."""
+    rng = np.random.default_rng([seed, n_sets])
+    common = {
+        "base_budget": DEFAULTS["base_budget"],
+        "budget_delta": DEFAULTS["budget_delta"],
+        "min_credit": DEFAULTS["attribute_min_credit"],
+        "precision": DEFAULTS["unseen_precision"],
+        "n_sparse": 0,
+    }
+    sets = np.array([[sample_movie(rng, **common) for _ in range(DEFAULTS["n_unseen"])] for _ in range(n_sets)])
+    sets.setflags(write=False)
+    return sets
 
 
 def answer_entropy(signs: np.ndarray) -> np.ndarray:
@@ -88,6 +113,19 @@ class VersionSpace:
         signs = np.sign(diffs.astype(np.float32) @ pts.T)
         return int(np.argmax(answer_entropy(signs)))
 
+    def best_decision_question(self, diffs: np.ndarray, movie_sets: np.ndarray, max_points: int) -> int:
+        """Index of the row of ``diffs`` whose answer most raises the expected utility of the
+        best pick from ``movie_sets`` (sets x movies x 8), on the first ``max_points`` points."""
+        pts = self.points[:max_points]
+        utility = (pts @ movie_sets.reshape(-1, N_ATTRIBUTES).T.astype(np.float32)).astype(np.float64)
+        signs = np.sign(diffs.astype(np.float32) @ pts.T)  # questions x points
+        value = np.zeros(len(diffs))
+        for sign in (1, -1, 0):
+            # per answer and set: the summed utility of the movie the answering points like most
+            totals = (signs == sign).astype(np.float64) @ utility
+            value += totals.reshape(len(diffs), *movie_sets.shape[:2]).max(axis=2).sum(axis=1)
+        return int(np.argmax(value))
+
     def update(self, diff: np.ndarray, sign: int) -> None:
         """Keep the points that give answer ``sign`` (1 Yes, -1 No, 0 No Preference)."""
         keep = np.sign(self.points @ diff.astype(np.float32)) == sign
@@ -105,12 +143,25 @@ class VersionSpace:
 class MovieRecOracle:
     """Reads the library table and the answers from the observations (never ``hidden``)."""
 
-    def __init__(self, pool_size: int = 1 << 20, question_sample: int = 4096, pick: str = "score") -> None:
+    def __init__(
+        self,
+        pool_size: int = 1 << 20,
+        question_sample: int = 4096,
+        pick: str = "score",
+        question: str = "decision",
+        n_sets: int = 16,
+        decision_points: int = 2048,
+    ) -> None:
         if pick not in ("score", "utility"):
             raise ValueError(f"pick must be 'score' or 'utility', got {pick!r}")
+        if question not in ("decision", "entropy"):
+            raise ValueError(f"question must be 'decision' or 'entropy', got {question!r}")
         self.pool_size = pool_size
         self.question_sample = question_sample
         self.pick_by = pick
+        self.question = question
+        self.decision_points = decision_points
+        self._movie_sets = synthetic_unseen_sets(n_sets)
         self.reset()
 
     def reset(self, seed: int | None = None) -> None:
@@ -138,6 +189,11 @@ class MovieRecOracle:
             titles, scores = self._final
             return f"<final_answer>{titles[self._space.pick(scores, self.pick_by)]}</final_answer>"
         if self._last is None:  # (else a re-prompt: ask the same question again)
-            self._last = self._space.best_question(self._diffs)
+            self._last = self._next_question()
         i, j = self._pairs[self._last]
         return f"<question>Would you prefer watching {self._titles[i]} over {self._titles[j]}?</question>"
+
+    def _next_question(self) -> int:
+        if self.question == "entropy":
+            return self._space.best_question(self._diffs)
+        return self._space.best_decision_question(self._diffs, self._movie_sets, self.decision_points)
