@@ -9,4 +9,5 @@ that ``package-dir`` maps from outside the tree, hence this file.
 from setuptools import find_packages, setup
 
 agents = ["mtp_gym.agents"] + [f"mtp_gym.agents.{p}" for p in find_packages("agents")]
-setup(packages=find_packages(include=["mtp_gym", "mtp_gym.*"]) + ["mtp_gym.assets"] + agents)
+# mtp_gym_verifiers: verifiers loads a taskset by id as a top-level module (see its docstring).
+setup(packages=find_packages(include=["mtp_gym", "mtp_gym.*"]) + ["mtp_gym.assets", "mtp_gym_verifiers"] + agents)

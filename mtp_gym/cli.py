@@ -88,6 +88,7 @@ def _model_kwargs(spec: str, args: argparse.Namespace, extra: dict[str, Any]) ->
             "max_tokens": args.max_tokens,
             "prompt_style": args.prompt_style,
             "system_prompt": args.system_prompt,
+            "max_history": args.max_history,
         }
     elif spec.startswith("hf:"):
         opts = {
@@ -95,6 +96,7 @@ def _model_kwargs(spec: str, args: argparse.Namespace, extra: dict[str, Any]) ->
             "max_new_tokens": args.max_tokens,
             "prompt_style": args.prompt_style,
             "system_prompt": args.system_prompt,
+            "max_history": args.max_history,
         }
     else:
         opts = {}
@@ -354,6 +356,19 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve_env(args: argparse.Namespace) -> int:
+    """Serve every env over OpenEnv's protocol (``mtp_gym.integrations.openenv_server``)."""
+    if args.env not in ENV_IDS:
+        raise _fail(f"--env: unknown env id {args.env!r}; allowed: {sorted(ENV_IDS)}")
+    try:
+        from mtp_gym.integrations.openenv_server import serve
+    except ImportError as err:
+        raise _fail(f"serve-env needs OpenEnv: pip install 'mtp-gym[openenv]' ({err})") from None
+    print(f"mtp-gym OpenEnv server on http://{args.host}:{args.port} (default env {args.env}); Ctrl-C stops it")
+    serve(args.host, args.port, args.env, _json_arg("--env-kwargs", args.env_kwargs), args.max_sessions)
+    return 0
+
+
 def format_table(rows: list[dict]) -> str:
     """Rows (dicts with the keys of ``COLUMNS``) as a Markdown table."""
 
@@ -407,6 +422,11 @@ def build_parser() -> argparse.ArgumentParser:
         "to TurnBench's matching prompt",
     )
     ev.add_argument("--system-prompt", help="system prompt for model agents")
+    ev.add_argument(
+        "--max-history",
+        type=_positive_int,
+        help="model agents: send only the rules and the last N turns (default: the whole history, as the papers do)",
+    )
     ev.add_argument("--agent-kwargs", help="JSON object of extra agent kwargs, e.g. '{\"max_retries\": 3}'")
     ev.add_argument("--env-kwargs", help="JSON object of env kwargs, e.g. '{\"max_turns\": 5}'")
     ev.add_argument(
@@ -449,6 +469,18 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=int, help="seed for reset")
     pl.add_argument("--env-kwargs", help="JSON object of env kwargs")
     pl.set_defaults(func=cmd_play)
+    se = sub.add_parser(
+        "serve-env",
+        help="serve every env over OpenEnv's HTTP/WebSocket protocol (needs the [openenv] extra)",
+        epilog="example: mtp-gym serve-env --port 8000, then MTPEnvClient(base_url='http://127.0.0.1:8000')"
+        ".sync().reset(env_id='MTP/TuringMachine-v0', config_id=3)",
+    )
+    se.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    se.add_argument("--port", type=_positive_int, default=8000, help="port (default 8000)")
+    se.add_argument("--env", default="MTP/WordGuess-v0", help="the env a session gets when reset names none")
+    se.add_argument("--env-kwargs", help="JSON object of kwargs for that default env")
+    se.add_argument("--max-sessions", type=_positive_int, default=64, help="concurrent WebSocket sessions (default 64)")
+    se.set_defaults(func=cmd_serve_env)
     return parser
 
 

@@ -1,4 +1,4 @@
-"""The wheel installs under one top-level name, ``mtp_gym``, next to other agent libraries.
+"""The wheel installs ``mtp_gym`` (and the verifiers shim ``mtp_gym_verifiers``), next to other agent libraries.
 
 The OpenAI Agents SDK (``openai-agents``) installs a top-level module ``agents``; ours lives at
 ``mtp_gym.agents``, so either install order leaves both importable, and removing one leaves
@@ -46,7 +46,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_has_one_top_level_package(wheel: Path):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
-    assert tops == {"mtp_gym"}
+    # mtp_gym_verifiers: the [verifiers] extra's environment, named so because verifiers imports a
+    # taskset id as a top-level module; no other distribution uses the name.
+    assert tops == {"mtp_gym", "mtp_gym_verifiers"}
     assert "mtp_gym/agents/__init__.py" in names and "mtp_gym/assets/README.md" in names
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mtp_gym.agents.llm.prompts import PromptStyle, get_prompt_style
+from mtp_gym.history import cap_history, check_max_history
 
 __all__ = ["ChatAgent"]
 
@@ -18,11 +19,19 @@ class ChatAgent:
     (system prompt, then alternating user/assistant messages); ``reasoning`` holds, per
     action, the reasoning the model returned apart from its reply (``None`` if none): a
     subclass sets ``last_reasoning`` in :meth:`complete`. It is stored in the episode's
-    transcript, never sent back to the model.
+    transcript, never sent back to the model. ``max_history=K`` sends only the system prompt,
+    the rules and the last ``K`` turns (:mod:`mtp_gym.history`; default: the whole history,
+    as in the papers).
     """
 
-    def __init__(self, prompt_style: str | PromptStyle = "plain", system_prompt: str | None = None) -> None:
+    def __init__(
+        self,
+        prompt_style: str | PromptStyle = "plain",
+        system_prompt: str | None = None,
+        max_history: int | None = None,
+    ) -> None:
         self.style = get_prompt_style(prompt_style, system_prompt)
+        self.max_history = check_max_history(max_history)
         self.history: list[dict[str, str]] = []
         self.usage: dict[str, int] = {}
         self.reset()
@@ -37,7 +46,7 @@ class ChatAgent:
     def act(self, observation: str, info: dict[str, Any]) -> str:
         self.history.append({"role": "user", "content": self.style.user_message(observation)})
         self.last_reasoning = None
-        text, prompt_tokens, completion_tokens = self.complete(self.history)
+        text, prompt_tokens, completion_tokens = self.complete(cap_history(self.history, self.max_history))
         self.reasoning.append(self.last_reasoning)
         self.usage["prompt_tokens"] += prompt_tokens
         self.usage["completion_tokens"] += completion_tokens

@@ -65,6 +65,7 @@ class TransformersAgent(ChatAgent):
         max_new_tokens: reply length cap; ``temperature`` 0 (default) decodes greedily,
             otherwise samples with ``top_p``, seeded per episode by ``reset(seed)``.
         prompt_style, system_prompt: see :mod:`mtp_gym.agents.llm.prompts`.
+        max_history: send only the rules and the last ``max_history`` turns (:mod:`mtp_gym.history`).
     """
 
     def __init__(
@@ -77,6 +78,7 @@ class TransformersAgent(ChatAgent):
         top_p: float = 1.0,
         prompt_style: str | PromptStyle = "plain",
         system_prompt: str | None = None,
+        max_history: int | None = None,
     ) -> None:
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens}")
@@ -90,7 +92,7 @@ class TransformersAgent(ChatAgent):
             self.gen_kwargs |= {"do_sample": True, "temperature": temperature, "top_p": top_p}
         else:
             self.gen_kwargs |= {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
-        super().__init__(prompt_style, system_prompt)
+        super().__init__(prompt_style, system_prompt, max_history)
 
     def complete(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
         import torch

@@ -35,6 +35,7 @@ class OpenAIChatAgent(ChatAgent):
             endpoint's default, as the Multi-Turn Puzzles paper used); ``extra`` adds any other
             request field (e.g. ``{"reasoning_effort": "high"}``).
         prompt_style, system_prompt: see :mod:`mtp_gym.agents.llm.prompts`.
+        max_history: send only the rules and the last ``max_history`` turns (:mod:`mtp_gym.history`).
         timeout: seconds for one whole request, connection to last byte (default 120).
         action_timeout: seconds for one action, retries and waits included (default 600).
         max_retries: tries after the first for faults a retry can cure: lost or refused
@@ -65,6 +66,7 @@ class OpenAIChatAgent(ChatAgent):
         extra: dict[str, Any] | None = None,
         prompt_style: str | PromptStyle = "plain",
         system_prompt: str | None = None,
+        max_history: int | None = None,
         max_retries: int = 6,
         backoff: float = 1.0,
         max_backoff: float = 60.0,
@@ -105,7 +107,7 @@ class OpenAIChatAgent(ChatAgent):
         self.timeout, self.action_timeout = timeout, action_timeout
         self._sleep = sleep
         self._jitter = random.Random()
-        super().__init__(prompt_style, system_prompt)
+        super().__init__(prompt_style, system_prompt, max_history)
 
     def complete(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
         payload = {"model": self.model, "messages": messages, **self.params}

@@ -1,0 +1,377 @@
+"""The framework adapters, through the real libraries, offline (127.0.0.1 only).
+
+Each adapter plays benchmark configurations with the oracle's moves (a scripted "model" that
+answers whatever conversation it is sent, :mod:`mtp_gym.integrations.scripted`) and must score exactly what ``mtp-gym eval``
+records for the oracle on the same configurations.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import pytest
+from helpers import ENV_IDS, cli
+
+from mtp_gym.agents import make_agent
+from mtp_gym.agents.llm.openai_agent import OpenAIChatAgent
+from mtp_gym.episode import run_episode
+from mtp_gym.history import cap_history
+from mtp_gym.integrations import (
+    EnvSession,
+    ScriptedEndpoint,
+    configurations,
+    env_id_of,
+    registered_ids,
+    scripted_moves,
+    table_model,
+    task_name,
+)
+
+#: Envs the adapters are checked on: every suite, a level and a probe.
+CASES: list[tuple[str, dict[str, Any]]] = [
+    ("MTP/WordGuess-v0", {}),
+    ("MTP/CircuitDecoding-v0", {}),
+    ("MTP/TuringMachine-v0", {}),
+    ("MTP/HiddenNumber-v0", {"difficulty": 3}),
+    ("MTP/HiddenEdges-v0", {"probe": "noise"}),
+]
+N_CONFIGS = 3
+
+
+@pytest.fixture(scope="module")
+def oracle_runs() -> dict[str, tuple[list[int], dict, dict]]:
+    runs = {}
+    for env_id, kwargs in CASES:
+        ids = configurations(env_id, kwargs, N_CONFIGS)
+        moves, results = scripted_moves(env_id, ids, env_kwargs=kwargs)
+        runs[env_id] = (ids, moves, results)
+    return runs
+
+
+# ------------------------------------------------------------------ the shared session
+def test_every_id_has_a_task_name_and_back():
+    assert registered_ids() == ENV_IDS
+    names = [task_name(i) for i in ENV_IDS]
+    assert len(set(names)) == len(names) and task_name("MTP/WordGuess-v0") == "word_guess"
+    assert all(env_id_of(n) == i and env_id_of(i) == i for n, i in zip(names, ENV_IDS))
+    with pytest.raises(ValueError, match="'word_gues' is not registered; allowed: .*word_guess"):
+        env_id_of("word_gues")
+
+
+def test_the_session_plays_like_the_harness(oracle_runs):
+    ids, moves, results = oracle_runs["MTP/TuringMachine-v0"]
+    session = EnvSession("turing_machine")
+    for config_id in ids:
+        said = [session.start(config_id)]
+        assert session.result().outcome is None
+        while not session.done:
+            said.append(session.send(moves[tuple(said)]))
+        assert session.result().as_dict() == {
+            "score": results[config_id].score,
+            "outcome": results[config_id].outcome,
+            "turns": results[config_id].turns,
+            "format_errors": results[config_id].format_errors,
+        }
+    with pytest.raises(RuntimeError, match="has ended"):
+        session.send("<CHOICE>: <1>")
+
+
+# ------------------------------------------------------------------ history cap
+def test_cap_history_keeps_the_rules_and_the_last_turns():
+    msgs = [{"role": "system", "content": "s"}, {"role": "user", "content": "rules"}]
+    for k in range(5):
+        msgs += [{"role": "assistant", "content": f"a{k}"}, {"role": "user", "content": f"u{k}"}]
+    assert cap_history(msgs, None) == msgs
+    assert [m["content"] for m in cap_history(msgs, 2)] == ["s", "rules", "a3", "u3", "a4", "u4"]
+    assert cap_history(msgs, 5) == msgs and cap_history(msgs[:4], 1) == msgs[:4]
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="max_history must be None"):
+            OpenAIChatAgent("m", base_url="http://127.0.0.1:9/v1", max_history=bad)
+
+
+def test_a_capped_agent_sends_only_the_rules_and_the_last_turns():
+    """A model that asks the same legal question every turn plays Hidden Number to its turn
+    budget; with ``max_history=2`` each request holds the rules and at most two turns."""
+    with ScriptedEndpoint(lambda messages: "<query_odd></query_odd>", max_requests=50) as ep:
+        agent = OpenAIChatAgent("fake", base_url=ep.url, max_history=2)
+        result = run_episode(gym.make("MTP/HiddenNumber-v0"), agent, config_id=0)
+        sent = [r["messages"] for r in ep.requests]
+    assert result.outcome == "timeout" and result.turns == len(sent) == 7
+    assert [len(m) for m in sent] == [1, 3, 5, 5, 5, 5, 5]
+    assert all(m[0]["content"] == result.transcript[0]["content"] for m in sent)  # the rules always stay
+    assert [m["content"] for m in sent[-1][1:]] == [m["content"] for m in result.transcript[-6:-2]]
+
+
+# ------------------------------------------------------------------ Inspect AI
+def _inspect_eval(task: Any, model: Any, log_dir: Path) -> Any:
+    import inspect_ai
+
+    log = inspect_ai.eval(task, model=model, log_dir=str(log_dir), display="none")[0]
+    assert log.status == "success", log.error
+    return log
+
+
+def _mock(moves: dict[tuple[str, ...], str], seen: list[int] | None = None) -> Any:
+    pytest.importorskip("inspect_ai")
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    move = table_model(moves)
+
+    def output(messages: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
+        if seen is not None:
+            seen.append(len(messages))
+        out = ModelOutput.from_content("mockllm/model", move(messages))
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # (no tokenizer download)
+        return out
+
+    return get_model("mockllm/model", custom_outputs=output)
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES, ids=[c[0] for c in CASES])
+def test_inspect_task_scores_what_the_harness_scores(env_id, kwargs, oracle_runs, tmp_path):
+    pytest.importorskip("inspect_ai")
+    from mtp_gym.integrations.inspect_tasks import mtp_task
+
+    ids, moves, results = oracle_runs[env_id]
+    log = _inspect_eval(mtp_task(env_id, split=N_CONFIGS, **kwargs), _mock(moves), tmp_path)
+    assert sorted(s.id for s in log.samples) == ids
+    for sample in log.samples:
+        score = sample.scores["mtp_env_score"]
+        want = results[sample.id]
+        assert score.value == {"score": want.score, "success": float(want.outcome == "success")}
+        assert (score.metadata["outcome"], score.metadata["turns"]) == (want.outcome, want.turns)
+        replies = [m.text for m in sample.messages if m.role == "assistant"]
+        assert replies == [m["content"] for m in want.transcript if m["role"] == "assistant"]
+    means = {s.name: s.metrics["mean"].value for s in log.results.scores}
+    assert means["score"] == pytest.approx(sum(r.score for r in results.values()) / len(ids))
+    assert means["success"] == pytest.approx(sum(r.outcome == "success" for r in results.values()) / len(ids))
+
+
+def test_inspect_plays_a_confused_model_to_its_format_error(tmp_path):
+    pytest.importorskip("inspect_ai")
+    from mtp_gym.integrations.inspect_tasks import mtp_task
+
+    log = _inspect_eval(mtp_task("hidden_number", split=1), _mock({}), tmp_path)
+    (sample,) = log.samples
+    meta = sample.scores["mtp_env_score"].metadata
+    assert meta["outcome"] == "format_error" and meta["format_errors"] == 3 and meta["score"] == 0.0
+    users = [m.text for m in sample.messages if m.role == "user"]
+    assert len(users) == 3 and all("Invalid action" in u for u in users[1:])  # re-prompts, not moves
+
+
+def test_inspect_ends_a_context_overflow_as_the_harness_does(tmp_path):
+    """An empty reply stopped for length (the prompt outgrew the window) ends the episode as
+    ``context_overflow`` with score 0 after one request, not as three format errors."""
+    pytest.importorskip("inspect_ai")
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    from mtp_gym.integrations.inspect_tasks import mtp_task
+
+    calls = []
+
+    def output(messages, *_):
+        calls.append(len(messages))
+        text, stop = ("<query_odd></query_odd>", "stop") if len(calls) == 1 else ("", "model_length")
+        out = ModelOutput.from_content("mockllm/model", text, stop_reason=stop)
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+    model = get_model("mockllm/model", custom_outputs=output)
+    log = _inspect_eval(mtp_task("hidden_number", split=1), model, tmp_path)
+    meta = log.samples[0].scores["mtp_env_score"].metadata
+    assert (meta["outcome"], meta["score"], meta["turns"], meta["format_errors"]) == ("context_overflow", 0.0, 1, 0)
+    assert len(calls) == 2
+
+
+def test_inspect_caps_the_history_it_sends(oracle_runs, tmp_path):
+    pytest.importorskip("inspect_ai")
+    from mtp_gym.integrations.inspect_tasks import mtp_task
+
+    ids, moves, _ = oracle_runs["MTP/CircuitDecoding-v0"]
+    seen: list[int] = []
+    log = _inspect_eval(mtp_task("circuit_decoding", split=1, max_history=1), _mock(moves, seen), tmp_path)
+    assert seen[:3] == [1, 3, 3] and max(seen) == 3
+    assert len(log.samples[0].messages) > 3  # the log keeps the whole conversation
+
+
+def test_inspect_cli_finds_the_task_and_plays_an_openai_compatible_server(oracle_runs, tmp_path):
+    """``inspect eval mtp_gym/turing_machine`` through the package's entry point and Inspect's own
+    OpenAI-compatible provider against a server on 127.0.0.1."""
+    pytest.importorskip("inspect_ai")
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    ids, moves, results = oracle_runs["MTP/TuringMachine-v0"]
+    with ScriptedEndpoint(table_model(moves), max_requests=100) as ep:
+        env = {**os.environ, "LOCAL_API_KEY": "x", "LOCAL_BASE_URL": ep.url}
+        inspect_cli = [sys.executable, "-m", "inspect_ai._cli.main"]
+        args = ["eval", "mtp_gym/turing_machine", "-T", f"split={N_CONFIGS}", "--model", "openai-api/local/fake"]
+        # (from outside the checkout: there Inspect would read "mtp_gym/..." as a path)
+        cmd = [*inspect_cli, *args, "--log-dir", str(tmp_path), "--display", "none"]
+        run = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr[-3000:]
+    log = read_eval_log(list_eval_logs(str(tmp_path))[0])
+    assert log.status == "success" and log.eval.task.endswith("turing_machine")
+    got = {s.id: s.scores["mtp_env_score"].value["score"] for s in log.samples}
+    assert got == {c: results[c].score for c in ids}
+    assert len(ep.requests) == sum(results[c].turns for c in ids)
+
+
+# ------------------------------------------------------------------ OpenEnv
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def openenv_url():
+    pytest.importorskip("openenv")
+    import uvicorn
+
+    from mtp_gym.integrations.openenv_server import make_app
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(make_app(), host="127.0.0.1", port=port, log_level="critical"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the OpenEnv server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES, ids=[c[0] for c in CASES])
+def test_openenv_client_plays_the_oracle_to_the_end(env_id, kwargs, oracle_runs, openenv_url):
+    """The real oracle agent plays through OpenEnv's client, reading only the observation's text
+    and its JSON info; the scores equal ``gym.make``'s."""
+    from mtp_gym.integrations.openenv_server import MTPAction, MTPEnvClient
+
+    ids, _, results = oracle_runs[env_id]
+    oracle = make_agent("oracle", env_id)
+    with MTPEnvClient(base_url=openenv_url).sync() as client:
+        for config_id in ids:
+            step = client.reset(env_id=env_id, config_id=config_id, env_kwargs=kwargs)
+            oracle.reset(seed=config_id)
+            assert step.observation.env_id == env_id and not step.done and step.observation.outcome is None
+            while not step.done:
+                step = client.step(MTPAction(message=oracle.act(step.observation.text, step.observation.info)))
+            obs, want = step.observation, results[config_id]
+            assert (obs.score, obs.outcome, obs.turn, obs.format_errors) == (
+                want.score, want.outcome, want.turns, want.format_errors,
+            )  # fmt: skip
+            assert step.reward == want.rewards[-1]
+            state = client.state()
+            assert (state.env_id, state.config_id, state.step_count, state.done) == (
+                env_id,
+                config_id,
+                want.turns,
+                True,
+            )
+
+
+def test_openenv_reset_names_a_bad_env_and_the_server_stays_up(openenv_url):
+    from mtp_gym.integrations.openenv_server import MTPAction, MTPEnvClient
+
+    with MTPEnvClient(base_url=openenv_url).sync() as client:
+        with pytest.raises(Exception, match="'nope' is not registered"):
+            client.reset(env_id="nope")
+    with MTPEnvClient(base_url=openenv_url).sync() as client:
+        step = client.reset(config_id=0)  # the server's default env
+        assert step.observation.env_id == "MTP/WordGuess-v0"
+        step = client.step(MTPAction(message="hello"))
+        assert step.observation.format_errors == 1 and "Invalid action" in step.observation.text
+    schema = json.load(urllib.request.urlopen(f"{openenv_url}/schema", timeout=10))
+    assert schema["action"]["required"] == ["message"] and "text" in schema["observation"]["properties"]
+
+
+def test_serve_env_cli_listens_on_localhost():
+    pytest.importorskip("openenv")
+    bad = cli("serve-env", "--env", "nope")
+    assert bad.returncode != 0 and "--env: unknown env id 'nope'; allowed: [" in bad.stderr
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "mtp_gym.cli", "serve-env", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                health = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2))
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read().decode()[-2000:]
+                time.sleep(0.2)
+        assert health["status"] == "healthy"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+# ------------------------------------------------------------------ verifiers
+def _side_venv(path: Path) -> Path:
+    """A venv that sees this environment's packages (mtp_gym included) behind its own: verifiers
+    0.4 needs openai<3, which Inspect's providers here do not allow in one environment."""
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=300)
+    python = path / "bin" / "python"
+    own = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    # an import line, so that the parent's own .pth files (editable installs) are read too
+    parent = sysconfig.get_paths()["purelib"]
+    Path(own, "parent_env.pth").write_text(f"import site; site.addsitedir({parent!r})\n")
+    return python
+
+
+@pytest.fixture(scope="module")
+def verifiers_python(tmp_path_factory) -> Path:
+    here = Path(sys.executable)
+    if (here.parent / "vf-eval").exists() and subprocess.run([here, "-c", "import verifiers.v1"]).returncode == 0:
+        return here
+    python = _side_venv(tmp_path_factory.mktemp("verifiers") / "venv")
+    pip = [python, "-m", "pip", "install", "-q"]
+    if subprocess.run([*pip, "--dry-run", "--no-deps", "verifiers==0.4.0"], capture_output=True).returncode:
+        pytest.skip("the package registry is not reachable")
+    # uv: verifiers runs its chat loop as a script whose environment uv builds.
+    subprocess.run([*pip, "verifiers==0.4.0", "uv"], check=True, capture_output=True, timeout=900)
+    return python
+
+
+def test_verifiers_rollouts_reward_the_envs_score(verifiers_python, oracle_runs, tmp_path):
+    """``vf-eval mtp_gym_verifiers`` (the env loaded the way verifiers loads environments) against
+    an OpenAI-compatible server on 127.0.0.1: every rollout's reward is the env's score."""
+    env_id = "MTP/HiddenNumber-v0"
+    ids, moves, results = oracle_runs[env_id]
+    path = f"{verifiers_python.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    env = {**os.environ, "PATH": path, "PRIME_API_KEY": "x"}
+    with ScriptedEndpoint(table_model(moves), max_requests=200) as ep:
+        run = subprocess.run(
+            [str(verifiers_python.parent / "vf-eval"), "mtp_gym_verifiers",
+             "--env.taskset.env", env_id, "--env.taskset.split", str(N_CONFIGS),
+             "--env.taskset.env-kwargs", json.dumps({"difficulty": 3}),
+             "--model", "fake", "--client.base-url", ep.url, "--no-push", "-o", str(tmp_path), "-n", str(N_CONFIGS)],
+            capture_output=True, text=True, timeout=600, env=env,
+        )  # fmt: skip
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    (traces,) = tmp_path.glob("*/traces.jsonl")
+    episodes = [json.loads(line) for line in traces.read_text().splitlines()]
+    got = {}
+    for episode in episodes:
+        (trace,) = episode["traces"]
+        assert episode["ok"], trace.get("errors")
+        got[episode["task"]["data"]["config_id"]] = (trace["rewards"]["mtp_score"]["score"], trace["info"])
+    assert sorted(got) == ids
+    for config_id, (reward, info) in got.items():
+        assert reward == results[config_id].score == 1.0
+        assert (info["outcome"], info["turns"]) == (results[config_id].outcome, results[config_id].turns)
