@@ -7,8 +7,8 @@ from functools import partial
 from mtp_gym.agents.base import make_agent, register_agent
 from mtp_gym.agents.oracles.circuit_decoding import CircuitDecodingOracle
 from mtp_gym.agents.oracles.movie_rec import MovieRecOracle
-from mtp_gym.agents.oracles.necessity import NecessityOracle
-from mtp_gym.agents.oracles.query_games import QueryGameOracle, QueryGameRandomAgent
+from mtp_gym.agents.oracles.necessity import GameOracle, NecessityOracle
+from mtp_gym.agents.oracles.query_games import QueryGameRandomAgent
 from mtp_gym.agents.oracles.turing_machine import TuringMachineOracle
 from mtp_gym.agents.oracles.twenty_questions import TwentyQuestionsAdversary, TwentyQuestionsOracle
 from mtp_gym.agents.oracles.word_chain import WordChainOracle
@@ -46,7 +46,7 @@ register_agent("MTP/WordChain-v0", "random_legal", WordChainRandomAgent)
 
 # Hidden-state query games: one generic oracle and random agent, bound to each game class.
 for _game_id, _game_path in GAME_IDS.items():
-    register_agent(_game_id, "oracle", partial(QueryGameOracle, resolve_game(_game_path)))
+    register_agent(_game_id, "oracle", partial(GameOracle, resolve_game(_game_path)))
     register_agent(_game_id, "random", partial(QueryGameRandomAgent, resolve_game(_game_path)))
     # the reference solver of the necessity-judgment probe (mtp_gym.wrappers.probes)
     register_agent(_game_id, "necessity_oracle", partial(NecessityOracle, resolve_game(_game_path)))

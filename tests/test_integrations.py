@@ -194,6 +194,22 @@ def test_inspect_ends_a_context_overflow_as_the_harness_does(tmp_path):
     assert len(calls) == 2
 
 
+def test_inspect_starts_a_fresh_context_where_the_env_says(tmp_path):
+    """Necessity probe: the phase-2 request holds only the phase-2 message; the log keeps both."""
+    pytest.importorskip("inspect_ai")
+    from mtp_gym.integrations.inspect_tasks import mtp_task
+
+    kwargs = {"difficulty": 1, "probe": "necessity"}
+    ids = configurations("MTP/HiddenNumber-v0", kwargs, 2)
+    moves, results = scripted_moves("MTP/HiddenNumber-v0", ids, "necessity_oracle", kwargs)
+    seen: list[int] = []
+    log = _inspect_eval(mtp_task("hidden_number", split=2, **kwargs), _mock(moves, seen), tmp_path)
+    assert seen == [1, 1, 1, 1]
+    for sample in log.samples:
+        assert sample.scores["mtp_env_score"].value["score"] == results[sample.id].score == 1.0
+        assert [m.role for m in sample.messages] == ["user", "assistant", "user", "assistant"]
+
+
 def test_inspect_caps_the_history_it_sends(oracle_runs, tmp_path):
     pytest.importorskip("inspect_ai")
     from mtp_gym.integrations.inspect_tasks import mtp_task
@@ -348,18 +364,25 @@ def verifiers_python(tmp_path_factory) -> Path:
     return python
 
 
-def test_verifiers_rollouts_reward_the_envs_score(verifiers_python, oracle_runs, tmp_path):
+@pytest.mark.parametrize(
+    ("kwargs", "agent", "conversations"),
+    [({"difficulty": 3}, "oracle", 1), ({"difficulty": 1, "probe": "necessity"}, "necessity_oracle", 2)],
+    ids=["difficulty-3", "necessity"],
+)
+def test_verifiers_rollouts_reward_the_envs_score(verifiers_python, kwargs, agent, conversations, tmp_path):
     """``vf-eval mtp_gym_verifiers`` (the env loaded the way verifiers loads environments) against
-    an OpenAI-compatible server on 127.0.0.1: every rollout's reward is the env's score."""
+    an OpenAI-compatible server on 127.0.0.1: every rollout's reward is the env's score; the
+    necessity probe's phase 2 runs in a fresh conversation (a second trace)."""
     env_id = "MTP/HiddenNumber-v0"
-    ids, moves, results = oracle_runs[env_id]
+    ids = configurations(env_id, kwargs, N_CONFIGS)
+    moves, results = scripted_moves(env_id, ids, agent, kwargs)
     path = f"{verifiers_python.parent}{os.pathsep}{os.environ.get('PATH', '')}"
     env = {**os.environ, "PATH": path, "PRIME_API_KEY": "x"}
     with ScriptedEndpoint(table_model(moves), max_requests=200) as ep:
         run = subprocess.run(
             [str(verifiers_python.parent / "vf-eval"), "mtp_gym_verifiers",
              "--env.taskset.env", env_id, "--env.taskset.split", str(N_CONFIGS),
-             "--env.taskset.env-kwargs", json.dumps({"difficulty": 3}),
+             "--env.taskset.env-kwargs", json.dumps(kwargs),
              "--model", "fake", "--client.base-url", ep.url, "--no-push", "-o", str(tmp_path), "-n", str(N_CONFIGS)],
             capture_output=True, text=True, timeout=600, env=env,
         )  # fmt: skip
@@ -368,10 +391,10 @@ def test_verifiers_rollouts_reward_the_envs_score(verifiers_python, oracle_runs,
     episodes = [json.loads(line) for line in traces.read_text().splitlines()]
     got = {}
     for episode in episodes:
-        (trace,) = episode["traces"]
-        assert episode["ok"], trace.get("errors")
-        got[episode["task"]["data"]["config_id"]] = (trace["rewards"]["mtp_score"]["score"], trace["info"])
+        assert episode["ok"] and len(episode["traces"]) == conversations, episode["errors"]
+        rewards = {trace["rewards"]["mtp_score"]["score"] for trace in episode["traces"]}
+        got[episode["task"]["data"]["config_id"]] = (rewards, episode["traces"][-1]["info"])
     assert sorted(got) == ids
-    for config_id, (reward, info) in got.items():
-        assert reward == results[config_id].score == 1.0
+    for config_id, (rewards, info) in got.items():
+        assert rewards == {results[config_id].score} == {1.0}
         assert (info["outcome"], info["turns"]) == (results[config_id].outcome, results[config_id].turns)

@@ -6,6 +6,7 @@ The full sweep (oracle on every benchmark configuration of every level) is marke
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 import gymnasium as gym
@@ -330,3 +331,42 @@ def test_public_view_shares_nothing_mutable():
     info["game"]["public"].clear()
     info2 = env.step("not an action")[-1]
     assert info2["game"]["public"] and env.unwrapped.game.public
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_every_rejected_argument_says_why(env_id):
+    """An out-of-range argument names the allowed values; a legal pair given the wrong way round
+    says which comes first; a pair that is no question of this instance says so with an example."""
+    env = gym.make(env_id, difficulty=2)
+    env.reset(options={"config_id": 0})
+    for spec in (q for q in env.unwrapped.game.queries if q.args):
+        bad = ["999" if typ is int else "ZZ" for typ in spec.args]
+        env.reset(options={"config_id": 0})  # (three rejections in a row would end the episode)
+        obs, *_, info = env.step(f"<query_{spec.name}>{', '.join(bad)}</query_{spec.name}>")
+        assert not info["valid_action"] and re.search(r"argument( \d)? must be (\d+ to \d+|one of .+), not", obs), obs
+        legal = {tuple(a) for a in env.unwrapped.game.query_args(spec.name)}
+        flipped = next((a for a in sorted(legal, key=str) if len(a) == 2 and a[::-1] not in legal), None)
+        if flipped is not None and flipped[0] != flipped[1] and all(type(v) is int for v in flipped):
+            env.reset(options={"config_id": 0})
+            obs, *_ = env.step(f"<query_{spec.name}>{flipped[1]}, {flipped[0]}</query_{spec.name}>")
+            assert "give the smaller one first" in obs or "do not form a question" in obs, obs
+
+
+@pytest.mark.parametrize("env_id", ["MTP/HiddenColoring-v0", "MTP/RouteTaken-v0"])
+def test_the_example_answer_is_a_possible_answer_of_the_instance(env_id):
+    """The rules' example is a legal instance (a proper colouring of the shown graph, a route over
+    its links), chosen without looking at the hidden state."""
+    for level in LEVELS:
+        env = gym.make(env_id, difficulty=level)
+        for config_id in range(5):
+            obs, _ = env.reset(options={"config_id": config_id})
+            game = env.unwrapped.game
+            example = game.answer_format
+            assert example in obs
+            targets = {game.target(s) for s in game.candidate_states()}
+            assert game.parse_answer(parse_action(example)[1]) in targets
+
+
+def test_swap_history_states_the_range_of_places_and_moves():
+    obs, _ = gym.make("MTP/SwapHistory-v0", difficulty=2).reset(options={"config_id": 0})
+    assert "at which place (1 to 4) was this item right after this move (ask about moves 1 to 3)?" in obs

@@ -21,7 +21,8 @@ class ChatAgent:
     subclass sets ``last_reasoning`` in :meth:`complete`. It is stored in the episode's
     transcript, never sent back to the model. ``max_history=K`` sends only the system prompt,
     the rules and the last ``K`` turns (:mod:`mtp_gym.history`; default: the whole history,
-    as in the papers).
+    as in the papers). An observation whose ``info["context_reset"]`` is true starts a new
+    conversation (system prompt kept).
     """
 
     def __init__(
@@ -44,6 +45,8 @@ class ChatAgent:
         self.last_reasoning: str | None = None
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        if info.get("context_reset"):  # the env starts a fresh context here (the necessity probe's phase 2)
+            self.history = self.history[:1] if self.style.system_prompt else []
         self.history.append({"role": "user", "content": self.style.user_message(observation)})
         self.last_reasoning = None
         text, prompt_tokens, completion_tokens = self.complete(cap_history(self.history, self.max_history))

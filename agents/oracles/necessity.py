@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.agents.oracles.query_games import game_from_info
+from mtp_gym.agents.oracles.query_games import QueryGameOracle, game_from_info
 from mtp_gym.games.base import Evidence, Game
 
-__all__ = ["NecessityOracle", "irreducible_subset"]
+__all__ = ["GameOracle", "NecessityOracle", "irreducible_subset"]
 
 
 def _consistent_target(game: Game, evidence: Sequence[Evidence], rng: np.random.Generator, n: int) -> Hashable:
@@ -105,3 +105,21 @@ class NecessityOracle:
         keep = set(irreducible_subset(game, evidence, target, self.rng, self.sample_size, self.exact_limit))
         drop = [n for i, n in enumerate(numbers) if i not in keep]
         return f"{answer}\n<unnecessary>{format_numbers(drop)}</unnecessary>"
+
+
+class GameOracle:
+    """The query games' registered ``oracle``: the necessity solver on an episode under the
+    necessity probe (its observations carry ``info["necessity"]``), else the query oracle
+    (:class:`QueryGameOracle`, which takes ``kwargs``). So ``--probe necessity --agent
+    oracle`` reports the ceiling of that protocol, not format errors."""
+
+    def __init__(self, game_cls: type[Game], **kwargs: Any) -> None:
+        self.query = QueryGameOracle(game_cls, **kwargs)
+        self.necessity = NecessityOracle(game_cls, seed=kwargs.get("seed"))
+
+    def reset(self, seed: int | None = None) -> None:
+        self.query.reset(seed)
+        self.necessity.reset(seed)
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        return (self.necessity if info.get("necessity") else self.query).act(observation, info)

@@ -196,7 +196,9 @@ class QueryGameOracle:
 
 
 class QueryGameRandomAgent:
-    """A uniformly random legal query each turn; on the last turn, a random candidate's target."""
+    """A uniformly random legal query each turn; on the last turn, a random candidate's target.
+    Under the necessity probe: a random candidate's target in both phases, and in phase 1 each
+    observation named unnecessary with probability 1/2."""
 
     def __init__(self, game_cls: type[Game], seed: int | None = None) -> None:
         self.game_cls = game_cls
@@ -211,9 +213,14 @@ class QueryGameRandomAgent:
         if self.game is None:
             self.game = game_from_info(self.game_cls, info)
             self._queries = self.game.all_queries()
-        if info.get("turn", 0) + 1 >= info.get("max_turns", 1):
+        necessity = info.get("necessity")
+        if necessity or info.get("turn", 0) + 1 >= info.get("max_turns", 1):
             states = self.game.candidate_states()
             state = states[int(self.rng.integers(len(states)))]
-            return f"<answer>{self.game.format_answer(self.game.target(state))}</answer>"
+            answer = f"<answer>{self.game.format_answer(self.game.target(state))}</answer>"
+            if necessity and necessity["phase"] == 1:  # the necessity probe: also prune at random
+                drop = [i for i in range(1, necessity["pool_size"] + 1) if self.rng.random() < 0.5]
+                answer += f"<unnecessary>{', '.join(map(str, drop))}</unnecessary>"
+            return answer
         name, args = self._queries[int(self.rng.integers(len(self._queries)))]
         return self.game.describe_query(name, args)

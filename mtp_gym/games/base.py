@@ -107,6 +107,17 @@ def answer_items(text: str) -> list[str]:
     return [p for p in re.split(r"[,;\s]+", text.strip(" .{}[]()")) if p]
 
 
+def _allowed_values(values: list[Any]) -> str:
+    """``1 to 5``, ``one of A, B, C`` (at most 12 listed)."""
+    if values and all(isinstance(v, int) for v in values):
+        ints = sorted(values)
+        if ints == list(range(ints[0], ints[-1] + 1)):
+            return f"{ints[0]} to {ints[-1]}"
+        values = ints
+    shown = ", ".join(map(str, values[:12])) + (", ..." if len(values) > 12 else "")
+    return f"one of {shown}"
+
+
 def answer_ints(text: str, answer_format: str) -> list[int]:
     """``answer_items`` as ints; an item that is not one is an ``InvalidAction`` that shows
     ``answer_format``."""
@@ -356,8 +367,26 @@ class Game:
                 args.append(part)
         out = tuple(args)
         if not self.is_legal(name, out):
-            raise InvalidAction(f"query_{name} does not accept the argument(s) {content[:60]!r}.")
+            raise InvalidAction(
+                f"query_{name} does not accept {content.strip()[:60]!r}: {self._why_illegal(name, out)}."
+            )
         return out
+
+    def _why_illegal(self, name: str, args: tuple) -> str:
+        """Why ``query_NAME(*args)`` is not a legal question (``is_legal`` is false)."""
+        legal = self._legal[name]
+        if len(args) > 1 and tuple(reversed(args)) in legal:
+            return "give the smaller one first"
+        for k, value in enumerate(args):
+            allowed = sorted({a[k] for a in legal}, key=str)
+            if value not in allowed:
+                where = f"argument {k + 1}" if len(args) > 1 else "the argument"
+                return f"{where} must be {_allowed_values(allowed)}, not {value!r}"
+        example = min(legal, key=str)
+        return (
+            f"these {len(args)} arguments do not form a question of this game "
+            f"(e.g. <query_{name}>{', '.join(map(str, example))}</query_{name}> does)"
+        )
 
     def check(self, answer: Hashable, hidden: Any = None) -> bool:
         """Whether a parsed answer is right (the paper's ``checkAnswer``)."""

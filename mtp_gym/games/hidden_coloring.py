@@ -102,6 +102,8 @@ class HiddenColoring(ShownGraphGame):
 
     @property
     def answer_format(self) -> str:  # type: ignore[override]
+        if self.public:  # a proper colouring of the shown graph, picked without looking at the hidden one
+            return f"<answer>{self.format_answer(self.target(self.candidate_states()[0]))}</answer>"
         n = self.params["n"]
         third = max(1, n // 3)
         parts = [range(1, third + 1), range(third + 1, 2 * third + 1), range(2 * third + 1, n + 1)]

@@ -106,11 +106,10 @@ class RouteTaken(ShownGraphGame):
 
     @property
     def answer_format(self) -> str:  # type: ignore[override]
-        p = self.public
-        if not p:
+        if not self.public:
             return "<answer>1, 2, 3</answer>"
-        middle = [v for v in range(1, self.params["n"] + 1) if v not in (p["s"], p["t"])][: p["L"] - 1]
-        return "<answer>" + ", ".join(str(v) for v in [p["s"], *middle, p["t"]]) + "</answer>"
+        # a route of the shown network, picked without looking at the hidden one
+        return f"<answer>{self.format_answer(self.target(self.candidate_states()[0]))}</answer>"
 
     @classmethod
     def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:

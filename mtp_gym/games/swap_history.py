@@ -65,7 +65,9 @@ class SwapHistory(Game):
     budgets = (4, 5, 7, 8, 11)
     queries = (
         QuerySpec(
-            "place", (str, int), "at which {place} was this {item} right after this {move} (1 to {before_last})?"
+            "place",
+            (str, int),
+            "at which {place} (1 to {n}) was this {item} right after this {move} (ask about {moves} 1 to {before_last})?",
         ),
         QuerySpec("moved", (str, int), "was this {item} one of the two swapped at this {move}?"),
     )

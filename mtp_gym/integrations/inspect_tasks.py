@@ -10,7 +10,9 @@ id and kwargs from Python.
   ``mtp-gym eval --split 100`` plays), each sample's input the env's first message;
 * solver: the multi-turn loop through Inspect's model API: the model's reply is played, the
   env's answer comes back as the next user message, until the episode ends (the env's own
-  turn budget and re-prompts, exactly as ``mtp-gym eval`` plays it);
+  turn budget and re-prompts, exactly as ``mtp-gym eval`` plays it); where the env starts a
+  fresh context (``info["context_reset"]``, the necessity probe's phase 2) the model is sent
+  that message alone (after the system prompt), while the log keeps the whole episode;
 * scorer: the env's score (``score``) and whether the episode was a success (``success``),
   with the outcome, turns, format errors and configuration id as the score's metadata. A
   prompt that outgrows the model's context window (an empty reply stopped for length) ends
@@ -62,10 +64,12 @@ def mtp_play(env_id: str, env_kwargs: dict[str, Any] | None = None, max_history:
         session = EnvSession(env_id, env_kwargs)
         try:
             session.start(state.metadata["config_id"])
-            messages = list(state.messages)
+            messages = list(state.messages)  # the whole episode, for the log
+            system = [m for m in messages if m.role == "system"]
+            context = len(system)  # where the model's current context starts in `messages`
             overflow = False
             while not session.done:
-                state.messages = cap_history(messages, max_history)
+                state.messages = cap_history(system + messages[context:], max_history)
                 state = await generate(state)
                 if state.output.stop_reason == "model_length" and not state.output.completion:
                     overflow = True  # the prompt outgrew the context window: no reply to play
@@ -73,6 +77,8 @@ def mtp_play(env_id: str, env_kwargs: dict[str, Any] | None = None, max_history:
                 messages.append(state.messages[-1])
                 answer = session.send(state.output.completion)
                 if not session.done:
+                    if session.context_reset:  # a fresh context: the model sees this message alone
+                        context = len(messages)
                     messages.append(ChatMessageUser(content=answer))
             state.messages = messages
             result = session.result().as_dict()

@@ -20,7 +20,7 @@ from typing import Any
 import gymnasium as gym
 
 from mtp_gym.agents import make_agent
-from mtp_gym.episode import EpisodeResult, run_episode
+from mtp_gym.episode import EpisodeResult, Step, run_episode
 from mtp_gym.integrations.session import env_id_of
 
 __all__ = ["ScriptedEndpoint", "scripted_moves", "table_model"]
@@ -32,21 +32,25 @@ UNKNOWN = "I am not sure."
 def scripted_moves(
     env_id: str, config_ids: list[int], agent: str = "oracle", env_kwargs: dict[str, Any] | None = None
 ) -> tuple[dict[tuple[str, ...], str], dict[int, EpisodeResult]]:
-    """``agent``'s episodes on ``config_ids``: a table from the env's messages so far (a tuple)
-    to the agent's next move, and each episode's result as ``mtp-gym eval`` records it."""
+    """``agent``'s episodes on ``config_ids``: a table from the env's messages so far (a tuple;
+    from the last fresh context on, ``info["context_reset"]``) to the agent's next move, and
+    each episode's result as ``mtp-gym eval`` records it."""
     env_id = env_id_of(env_id)
     env, policy = gym.make(env_id, **(env_kwargs or {})), make_agent(agent, env_id)
     moves: dict[tuple[str, ...], str] = {}
     results = {}
+    said: list[str] = []
+
+    def record(step: Step) -> None:
+        if step.action is not None:
+            moves[tuple(said)] = step.action
+        if step.info.get("context_reset"):  # the model sees the conversation from here on only
+            said.clear()
+        said.append(step.observation)
+
     for config_id in config_ids:
-        result = run_episode(env, policy, config_id=config_id)
-        said: list[str] = []
-        for message in result.transcript:
-            if message["role"] == "user":
-                said.append(message["content"])
-            else:
-                moves[tuple(said)] = message["content"]
-        results[config_id] = result
+        said.clear()
+        results[config_id] = run_episode(env, policy, config_id=config_id, on_step=record)
     env.close()
     return moves, results
 

@@ -99,6 +99,12 @@ class EnvSession:
         return obs
 
     @property
+    def context_reset(self) -> bool:
+        """Whether the env's last message starts a fresh context (the necessity probe's phase 2):
+        the model must then see it without the conversation before it."""
+        return bool(self.info.get("context_reset"))
+
+    @property
     def public_info(self) -> dict[str, Any]:
         """``info`` without the secret."""
         return public_info(self.info)

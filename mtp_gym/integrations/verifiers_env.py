@@ -12,7 +12,9 @@ run, e.g.::
 * :class:`MTPEnv`: the env plays the user: each model reply is played, the env's answer comes
   back as the next user turn, and the finished episode's score is the rollout's reward
   (``mtp_score``, weight 1), with ``outcome``, ``turns``, ``format_errors`` and the
-  configuration id in the trace's info. The env stays the single source of rules and scores.
+  configuration id in the trace's info. Where the env starts a fresh context
+  (``info["context_reset"]``, the necessity probe's phase 2) the episode continues in a new
+  conversation (a second trace, same reward). The env stays the single source of rules and scores.
 
 :func:`load_environment` builds the env from Python (``load_environment("word_guess")``). The
 model's seat defaults to verifiers' ``null`` harness (a plain chat loop: no tools, no code
@@ -91,19 +93,29 @@ class MTPEnv(vf.Env[MTPEnvConfig]):
     async def run(self, task: MTPTask, agents: Any) -> None:
         data = task.data
         session = EnvSession(data.env_id, data.env_kwargs)
+        traces = []
         try:
             session.start(data.config_id)
-            async with agents.player.interaction(task) as interaction:
-                segment = await interaction.turn()  # the task's prompt is the env's first message
-                while not segment.terminated:
-                    answer = session.send(segment.last_reply or "")
-                    if session.done:
-                        break
-                    segment = await interaction.turn(answer)
-            trace = interaction.trace
+            context = task  # the task's prompt is the env's first message
+            while True:
+                terminated = False
+                async with agents.player.interaction(context) as interaction:
+                    segment = await interaction.turn()
+                    while not (terminated := segment.terminated):
+                        answer = session.send(segment.last_reply or "")
+                        if session.done or session.context_reset:
+                            break
+                        segment = await interaction.turn(answer)
+                traces.append(interaction.trace)
+                if session.done or terminated:
+                    break
+                # the env starts a fresh context (the necessity probe's phase 2): a new
+                # conversation whose prompt is that message alone
+                context = task.with_data(prompt=answer)
             result = session.result()
-            trace.record_reward("mtp_score", result.score if session.done else 0.0, 1.0)
-            trace.info.update({**result.as_dict(), "config_id": data.config_id, "finished": session.done})
+            for trace in traces:  # every conversation of the episode earns the episode's score
+                trace.record_reward("mtp_score", result.score if session.done else 0.0, 1.0)
+                trace.info.update({**result.as_dict(), "config_id": data.config_id, "finished": session.done})
         finally:
             session.close()
 

@@ -19,9 +19,17 @@ Format errors (a missing tag, a query tag, an unparseable answer, a number outsi
 ``1..N``) re-prompt without spending a turn; ``max_format_errors`` in a row (the env's
 setting) end the episode with ``format_error``.
 
-Outcome and reward: ``success`` (score 1.0) when the phase-2 answer (on the pruned pool) is
-right, else ``failure``. Whether the phase-1 answer was right is NOT shown before the end
-(it would leak into phase 2). ``info["turn"]`` counts the two answers (``max_turns`` 2).
+Phase 2 is a fresh context, as in the paper: the phase-2 observation carries
+``info["context_reset"] = True`` (``False`` on every other step), and an agent that keeps a
+conversation starts a new one there, so the model answers from the rules and the pruned pool
+alone, never from the phase-1 pool it still remembers. Our chat agents, the harness and the
+framework adapters honour it; the transcript keeps both phases.
+
+Outcome and reward: ``success`` (score 1.0) when the phase-2 answer is right AND the kept
+observations still determine it (``pruned_sufficient``), else ``failure``: an agent that
+prunes evidence it needed cannot pass by remembering or guessing the answer. Whether the
+phase-1 answer was right is NOT shown before the end (it would leak into phase 2).
+``info["turn"]`` counts the two answers (``max_turns`` 2).
 
 Information: ``info["necessity"]`` = ``phase`` (1 or 2), ``pool_size``, ``evidence`` (the
 observations shown in this phase: ``[number, query, args, answer]``, what the text says, for
@@ -31,9 +39,9 @@ scripted agents) and, on the last step, ``full_success``, ``pruned_success``,
 of at most ``exact_limit`` state x observation checks, else ``None``). The end-of-episode
 figures are also in ``info["hidden"]["probe"]`` (the record the eval harness logs).
 
-Paper note: an agent that keeps its chat history still sees the full pool of phase 1
-during phase 2; the phase-2 observation is written to be read alone, for agents that start
-a fresh context there (``info["necessity"]["phase"] == 2``).
+``pruned_sufficient`` is ``None`` only when the check is not computable within
+``exact_limit``; the answer alone decides then (every registered game and level is
+computable at the default limit).
 """
 
 from __future__ import annotations
@@ -161,6 +169,7 @@ class NecessityJudgment(ProbeWrapper):
         self.score = 0.0  # until the outcome, as the base env (vector envs need one type)
         self.results: dict[str, Any] = {}
         self._done = False
+        self._context_reset = False
         obs = self._phase1_text()
         self._set_last_message(obs)
         return obs, self._info(info, {}, True)
@@ -186,6 +195,7 @@ class NecessityJudgment(ProbeWrapper):
             dropped = set(removed)
             self.kept = [i for i in range(1, len(self.pool) + 1) if i not in dropped]
             self.phase = 2
+            self._context_reset = True
             obs, reward, terminated = self._phase2_text(), 0.0, False
             feedback = {"phase": 1, "answer": answer, "unnecessary": list(removed)}
         else:
@@ -200,10 +210,13 @@ class NecessityJudgment(ProbeWrapper):
                 "kept_size": len(self.kept),
                 "pruned_sufficient": determines_target(game, kept, target, self.exact_limit),
             }
-            self.outcome, self.score = ("success", 1.0) if correct else ("failure", 0.0)
+            sufficient = self.results["pruned_sufficient"] is not False
+            self.outcome, self.score = ("success", 1.0) if correct and sufficient else ("failure", 0.0)
             self._done = terminated = True
             reward = self.score
             verdict = "Correct!" if correct else "Wrong."
+            if correct and not sufficient:
+                verdict = "Right answer, but the observations you kept no longer determine it, so it does not count."
             obs = (
                 f"{verdict} The answer was {game.format_answer(target)}. Your phase-1 answer (on every "
                 f"observation) was {'right' if self.full_correct else 'wrong'}; you removed "
@@ -256,7 +269,9 @@ class NecessityJudgment(ProbeWrapper):
             format_errors=self.format_errors,
             outcome=self.outcome,
             score=self.score,
+            context_reset=self._context_reset,
         )
+        self._context_reset = False
         shown = range(1, len(self.pool) + 1) if self.phase == 1 else self.kept
         info["necessity"] = {
             "phase": self.phase,
