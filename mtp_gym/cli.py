@@ -5,7 +5,8 @@
                  [--finisher B --handoff-turn n] [--env-kwargs JSON] [--agent-kwargs JSON]
                  [--backend local|ray [--address ADDR]] …
     mtp-gym report DIR… [--out DIR] [--price AGENT=IN,OUT]
-    mtp-gym play ID [--config-id I | --seed S]
+    mtp-gym play ID [--config-id I | --seed S] [--out DIR --name NAME]
+    mtp-gym serve [--out DIR] / mtp-gym view DIR / mtp-gym list
 
 Each agent of ``eval`` gets its own run directory ``OUT/<agent>`` (resumable, see
 :mod:`mtp_gym.eval.log`); ``eval`` ends by printing the report of the run directories it wrote.
@@ -17,7 +18,6 @@ import argparse
 import json
 import re
 import sys
-from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -79,12 +79,38 @@ def _positive_int(text: str) -> int:
     return int(text)
 
 
+def _non_negative_int(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be a non-negative int, got {text!r}")
+    return int(text)
+
+
+def _unit_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}")
+    return value
+
+
+EVAL_EXAMPLES = """examples:
+  mtp-gym eval --env all --agent oracle,random --split 100
+  mtp-gym eval --env MTP/WordGuess-v0 --agent openai:gpt-4o-mini --base-url http://127.0.0.1:8000/v1 \\
+      --temperature 0.7 --top-p 0.95 --samples 4 --workers 16
+  mtp-gym eval --env MTP/HiddenNumber-v0 --agent oracle --env-kwargs '{"difficulty": 5}' --out runs/L5
+  mtp-gym eval --env MTP/HiddenNumber-v0 --agent random --probe noise --out runs/noise
+  mtp-gym eval --env MTP/TuringMachine-v0 --agent hf:smollm2 --split 10 --seed 1"""
+
+
 def _model_kwargs(spec: str, args: argparse.Namespace, extra: dict[str, Any]) -> dict[str, Any]:
     """The CLI's sampling/prompt options, for the agent kinds that take them."""
     if spec.startswith("openai:"):
         opts = {
             "base_url": args.base_url,
             "temperature": args.temperature,
+            "top_p": args.top_p,
             "max_tokens": args.max_tokens,
             "prompt_style": args.prompt_style,
             "system_prompt": args.system_prompt,
@@ -93,6 +119,7 @@ def _model_kwargs(spec: str, args: argparse.Namespace, extra: dict[str, Any]) ->
     elif spec.startswith("hf:"):
         opts = {
             "temperature": args.temperature,
+            "top_p": args.top_p,
             "max_new_tokens": args.max_tokens,
             "prompt_style": args.prompt_style,
             "system_prompt": args.system_prompt,
@@ -205,6 +232,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 backend=args.backend,
                 address=args.address,
                 progress=not args.no_progress,
+                samples=args.samples,
+                seed=args.seed,
             )
         except (ValueError, BackendUnavailable, EndpointDown) as err:  # bad kwargs, a changed config, no ray
             raise _fail(str(err)) from None
@@ -241,17 +270,28 @@ def _report(
         env_kwargs = run_env_kwargs(dirs)
         untrusted = {e: refs for e, kw in env_kwargs.items() if (refs := foreign_code(kw))}
         if untrusted and not trust_code:
-            for env_id, refs in untrusted.items():
+            for (env_id, _, _), refs in untrusted.items():
                 print(
                     f"report: no baselines for {env_id}: its env kwargs name code outside mtp_gym ({', '.join(refs)}); "
                     "pass --trust-code to run it",
                     file=sys.stderr,
                 )
-            records_for = [r for r in records if r["env_id"] not in untrusted]
+            records_for = [r for r in records if (r["env_id"], r.get("level"), r.get("probe")) not in untrusted]
         else:
             records_for = records
         records += _baseline_records(records_for, env_kwargs, out / "baselines", BASELINES, progress)
-    return write_report(compute_rows(records, prices), out)
+    text = write_report(compute_rows(records, prices), out)
+    _write_html(text, dirs + ([out / "baselines"] if (out / "baselines").exists() else []), out, prices)
+    return text
+
+
+def _write_html(text: str, dirs: list[Path], out: Path, prices: dict[str, tuple[float, float]]) -> None:
+    """``report.html`` next to ``report.md``: the tables, the figures, every episode's conversation."""
+    from mtp_gym.eval.html import write_html
+    from mtp_gym.eval.report import FIGURES, load_runs
+
+    records = load_runs(dirs, warn=lambda m: None, slim=False)
+    write_html(text, records, out / "report.html", [out / f for f in FIGURES], prices)
 
 
 _CODE_REF_RE = re.compile(r"^([A-Za-z_][\w.]*):[A-Za-z_][\w.]*$")
@@ -271,29 +311,37 @@ def foreign_code(value: Any) -> list[str]:
 
 
 def _baseline_records(records, env_kwargs, out: Path, kinds, progress: bool) -> list[dict[str, Any]]:
-    """Random and oracle episodes on the configurations the models played, where missing."""
+    """Random and oracle episodes on the configurations the models played (sample 0), where
+    missing; one run directory per baseline and task (env, level, probe)."""
     from mtp_gym.agents import agent_kinds
     from mtp_gym.eval.harness import AgentConfig, run_eval
     from mtp_gym.eval.log import latest
 
-    have = {(r["env_id"], r["agent"]) for r in records}
+    def task(r: dict[str, Any]) -> tuple[str, int | None, str | None]:
+        return r["env_id"], r.get("level"), r.get("probe")
+
+    have = {(task(r), r["agent"]) for r in records}
     extra = []
     for kind in kinds:
-        wanted: dict[str, list[int]] = {}
+        wanted: dict[tuple[str, int | None, str | None], set[int]] = {}
         for r in records:
-            if r["agent"] not in kinds and (r["env_id"], kind) not in have and kind in agent_kinds(r["env_id"]):
-                wanted.setdefault(r["env_id"], []).append(r["config_id"])
-        if wanted:
+            if r["agent"] not in kinds and (task(r), kind) not in have and kind in agent_kinds(r["env_id"]):
+                wanted.setdefault(task(r), set()).add(r["config_id"])
+        for (env_id, level, probe), ids in sorted(wanted.items(), key=lambda kv: repr(kv[0])):
+            slug = "_".join(str(p) for p in (env_id.replace("/", "_"), level and f"L{level}", probe) if p)
             log = run_eval(
-                list(wanted),
+                [env_id],
                 AgentConfig(kind),
-                out / kind,
-                env_kwargs={e: env_kwargs.get(e, {}) for e in wanted},
-                config_ids={e: sorted(set(ids)) for e, ids in wanted.items()},
+                out / kind / slug,
+                env_kwargs={env_id: env_kwargs.get((env_id, level, probe), {})},
+                config_ids={env_id: sorted(ids)},
                 progress=progress,
             )
-            keep = {(e, c) for e, ids in wanted.items() for c in ids}
-            extra += [r | {"agent": kind} for r in latest(log.records) if (r["env_id"], r["config_id"]) in keep]
+            extra += [
+                r | {"agent": kind, "level": level, "probe": probe}
+                for r in latest(log.records)
+                if r["config_id"] in ids and r.get("sample", 0) == 0
+            ]
     return extra
 
 
@@ -301,15 +349,25 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(args.dirs[0]) / "report"
     dirs = [Path(d) for d in args.dirs]
     print(_report(dirs, out, args.price, baselines=not args.no_baselines, trust_code=args.trust_code))
-    print(f"\nwritten: {out}/report.md, report.csv, macro.csv, scores.png, turns.png", file=sys.stderr)
+    print(
+        f"\nwritten: {out}/report.md, report.html, report.csv, macro.csv and the figures "
+        f"(open the page with: mtp-gym view {out})",
+        file=sys.stderr,
+    )
     return 0
 
 
 class _TerminalPlayer:
-    """A person at the terminal as a policy: each observation printed, the next action read."""
+    """A person at the terminal as a policy: each observation printed, the next action read
+    with line editing and history (``readline``), and the expected format shown as a hint."""
 
-    def __init__(self) -> None:
+    def __init__(self, hint: Any = None) -> None:
+        self.hint = hint or (lambda: "")
         self.hinted = False
+        try:
+            import readline  # noqa: F401  (gives input() line editing and history)
+        except ImportError:  # not on every platform
+            pass
 
     def reset(self, seed: int | None = None) -> None:
         self.hinted = False
@@ -319,6 +377,9 @@ class _TerminalPlayer:
         if not self.hinted:
             print("\n(Type your action on one line; a line ending in '\\' continues it. Ctrl-D quits.)")
             self.hinted = True
+        hint = self.hint()
+        if hint:
+            print(f"[format] {hint}")
         lines: list[str] = []
         while True:
             line = input(f"\n[turn {info['turn'] + 1}/{info['max_turns']}] > " if not lines else "... ")
@@ -329,30 +390,86 @@ class _TerminalPlayer:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """A person plays in the terminal: the instructions, each reply, a prompt for the next action."""
+    """A person plays in the terminal: the instructions, each reply, a prompt for the next action.
+    With ``--out``, the finished game is logged as agent ``human:<name>`` for ``mtp-gym report``."""
     import gymnasium as gym
 
-    from mtp_gym.episode import play
+    from mtp_gym.episode import run_episode
 
     if args.env not in ENV_IDS:
         raise _fail(f"ID: unknown env id {args.env!r}; allowed: {sorted(ENV_IDS)}")
+    if args.out is not None:
+        from mtp_gym.eval.human import check_name
+
+        try:
+            check_name(args.name)
+        except ValueError as err:
+            raise _fail(f"--name: {err}") from None
+    env_kwargs = _json_arg("--env-kwargs", args.env_kwargs)
+    last: list[Any] = []
     try:
-        env = gym.make(args.env, **_json_arg("--env-kwargs", args.env_kwargs))
-        steps = play(env, _TerminalPlayer(), config_id=args.config_id, seed=args.seed)
-        last = next(steps)
+        env = gym.make(args.env, **env_kwargs)
+        player = _TerminalPlayer(lambda: env.unwrapped.format_hint)
+        result = run_episode(env, player, config_id=args.config_id, seed=args.seed, on_step=last.append)
     except ValueError as err:
         raise _fail(str(err)) from None
-    try:
-        last = deque(steps, maxlen=1).pop()
     except EOFError:
         print("\nQuit before the end of the episode.")
         return 1
-    info = last.info
-    print(last.observation)
+    print(last[-1].observation)
     print(
-        f"\nGame over: outcome={info['outcome']}, score={info['score']:.3f}, turns={info['turn']}, "
-        f"format errors={info['format_errors']}"
+        f"\nGame over: outcome={result.outcome}, score={result.score:.3f}, turns={result.turns}, "
+        f"format errors={result.format_errors}"
     )
+    if args.out is not None:
+        from mtp_gym.eval.human import log_human_episode
+
+        record = log_human_episode(args.out, args.name, args.env, env_kwargs, result)
+        print(f"Logged as {record['agent']} in {args.out}; `mtp-gym report {args.out}` shows it beside the models.")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Human play in the browser (``mtp_gym.web.server``)."""
+    from mtp_gym.web.server import make_play_server
+
+    server = make_play_server(args.host, args.port, args.out)
+    host, port = server.server_address[:2]
+    print(
+        f"mtp-gym play server on http://{host}:{port}/ ; finished games go to {args.out}/human_<name>/; Ctrl-C stops it"
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    """Serve a report directory's report.html on 127.0.0.1 and open it in the browser."""
+    from mtp_gym.web.server import make_view_server
+
+    directory = Path(args.dir)
+    if not (directory / "report.html").exists() and (directory / "report" / "report.html").exists():
+        directory = directory / "report"
+    if not (directory / "report.html").exists():
+        raise _fail(f"DIR: no report.html in {args.dir} or {args.dir}/report; run `mtp-gym report {args.dir}` first")
+    server = make_view_server(args.host, args.port, directory)
+    host, port = server.server_address[:2]
+    url = f"http://{host}:{port}/"
+    print(f"report of {directory} on {url} ; Ctrl-C stops it (the file also opens on its own: {directory}/report.html)")
+    if not args.no_browser:
+        import webbrowser
+
+        webbrowser.open(url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
     return 0
 
 
@@ -369,6 +486,26 @@ def cmd_serve_env(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print every env id with its suite, levels, split size and scripted agents."""
+    from mtp_gym.eval.catalog import env_table
+
+    rows = env_table()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    keys = ("id", "suite", "levels", "split", "agents")
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    lines += ["| " + " | ".join(str(r[k]) for k in keys) + " |" for r in rows]
+    print("\n".join(lines))
+    print(
+        f"\n{len(rows)} envs. Split: configurations in the benchmark split (query games: per level). "
+        "Models play as openai:MODEL, hf:PATH or py:module:factory on every env.",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def format_table(rows: list[dict]) -> str:
     """Rows (dicts with the keys of ``COLUMNS``) as a Markdown table."""
 
@@ -381,9 +518,25 @@ def format_table(rows: list[dict]) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from mtp_gym import __version__
+
     parser = _Parser(prog="mtp-gym", description="Multi-turn puzzles for LLM agents.")
+    parser.add_argument("--version", action="version", version=f"mtp-gym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    ev = sub.add_parser("eval", help="play agents over benchmark splits (resumable JSONL log) and print the report")
+    ls = sub.add_parser(
+        "list",
+        help="every env id with its suite, levels, split size and scripted agents",
+        epilog="examples:\n  mtp-gym list\n  mtp-gym list --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ls.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
+    ls.set_defaults(func=cmd_list)
+    ev = sub.add_parser(
+        "eval",
+        help="play agents over benchmark splits (resumable JSONL log) and print the report",
+        epilog=EVAL_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ev.add_argument("--env", required=True, help="env id(s), comma separated, or 'all'")
     ev.add_argument(
         "--agent",
@@ -414,6 +567,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--base-url", help="OpenAI-compatible endpoint for openai: agents (default: $OPENAI_BASE_URL or OpenAI)"
     )
     ev.add_argument("--temperature", type=float, help="sampling temperature for model agents")
+    ev.add_argument("--top-p", type=_unit_float, help="nucleus sampling: top_p for model agents, in (0, 1]")
+    ev.add_argument(
+        "--samples",
+        type=_positive_int,
+        default=1,
+        help="episodes per configuration (default 1); with K > 1 the report adds mean@K and pass@K",
+    )
+    ev.add_argument(
+        "--seed",
+        type=_non_negative_int,
+        help="base seed: each episode is reset with a fixed mix of (seed, configuration, sample) instead of the "
+        "configuration id (model agents send it as the request seed); part of the run directory's identity",
+    )
     ev.add_argument("--max-tokens", type=_positive_int, help="reply length cap for model agents")
     ev.add_argument(
         "--prompt-style",
@@ -468,7 +634,31 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--config-id", type=int, help="benchmark configuration (default: drawn from --seed)")
     pl.add_argument("--seed", type=int, help="seed for reset")
     pl.add_argument("--env-kwargs", help="JSON object of env kwargs")
+    pl.add_argument("--out", help="log the finished game into OUT/human_<name>/ (read by `mtp-gym report OUT`)")
+    pl.add_argument("--name", default="player", help="your name in the report, as agent human:<name> (default: player)")
     pl.set_defaults(func=cmd_play)
+    sv = sub.add_parser(
+        "serve",
+        help="play the puzzles in the browser; finished games are logged for `mtp-gym report`",
+        epilog="examples:\n  mtp-gym serve --out runs        # then open http://127.0.0.1:8765/\n"
+        "  mtp-gym report runs             # human:<name> rows beside the models",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    sv.add_argument("--port", type=_non_negative_int, default=8765, help="port (default 8765; 0: any free port)")
+    sv.add_argument("--out", default="runs", help="where finished games go: OUT/human_<name>/ (default: runs)")
+    sv.set_defaults(func=cmd_serve)
+    vw = sub.add_parser(
+        "view",
+        help="open a report's report.html through a small local server",
+        epilog="example:\n  mtp-gym report runs && mtp-gym view runs/report",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    vw.add_argument("dir", metavar="DIR", help="a report directory (or a run directory holding report/)")
+    vw.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    vw.add_argument("--port", type=_non_negative_int, default=8766, help="port (default 8766; 0: any free port)")
+    vw.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    vw.set_defaults(func=cmd_view)
     se = sub.add_parser(
         "serve-env",
         help="serve every env over OpenEnv's HTTP/WebSocket protocol (needs the [openenv] extra)",

@@ -46,6 +46,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("package", ("mtp_gym",)),
     ("agents", ("mtp_gym.agents",)),
     ("eval", ("mtp_gym.eval", "mtp_gym.rollout")),
+    # the local web apps (human play, report viewer) on top of the harness.
+    ("web", ("mtp_gym.web",)),
     # framework adapters (optional extras); mtp_gym_verifiers re-exports the verifiers one.
     ("integrations", ("mtp_gym.integrations", "mtp_gym_verifiers")),
     ("cli", ("mtp_gym.cli",)),

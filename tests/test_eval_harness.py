@@ -239,13 +239,13 @@ def test_context_overflow_is_a_scored_failure_and_macro_averages_cover_the_same_
     # m has no scored episode on B, so B is out of both agents' macro averages, and the report says so.
     macro = {m["agent"]: m for m in csv.DictReader(open(tmp_path / "rep" / "macro.csv"))}
     assert (macro["m"]["tasks"], macro["random"]["tasks"]) == ("1", "1")
-    assert float(macro["random"]["mean_score"]) == 0.0 and macro["m"]["missing"] == b
+    assert float(macro["random"]["mean_score"]) == 0.0 and macro["m"]["missing"] == "B"
     assert (
         "Macro averages cover the 1 task(s) every agent has scored episodes on; left out: m has none on B" in res.stdout
     )
     assert "| context overflow % |" in res.stdout
     assert "No scored episode (shown as -, not 0): m on B." in res.stdout
-    assert "| MTP/B-v0 | m | 0 | - " in res.stdout
+    assert "| B | m | 0 | - " in res.stdout
 
 
 def test_report_adds_random_and_oracle_rows_on_the_same_configs(tmp_path):
@@ -257,7 +257,7 @@ def test_report_adds_random_and_oracle_rows_on_the_same_configs(tmp_path):
     assert main(["report", str(tmp_path / "runs"), "--out", str(tmp_path / "rep")]) == 0
     rows = list(csv.DictReader(open(tmp_path / "rep" / "report.csv")))
     assert [r["agent"] for r in rows] == ["openai:m", "random", "oracle"]
-    base = read_episodes(tmp_path / "rep" / "baselines" / "oracle" / "episodes.jsonl")[0]
+    base = read_episodes(tmp_path / "rep" / "baselines" / "oracle" / "MTP_WordGuess-v0" / "episodes.jsonl")[0]
     assert sorted(r["config_id"] for r in base) == [7, 300]
     assert float(rows[2]["mean_score"]) > 0.9
 

@@ -28,7 +28,7 @@ import numpy as np
 import mtp_gym  # noqa: F401  (registers the ids)
 from mtp_gym.core import check_int
 from mtp_gym.episode import INFRA_ERROR, run_episode
-from mtp_gym.eval.log import RunLog
+from mtp_gym.eval.log import RunLog, record_key
 
 __all__ = [
     "EndpointDown",
@@ -36,6 +36,7 @@ __all__ = [
     "run_eval",
     "select_configs",
     "benchmark_subset",
+    "episode_seed",
     "play_config",
     "bounded_map",
     "EXECUTORS",
@@ -164,12 +165,30 @@ def benchmark_subset(env: gym.Env, split: str | int) -> list[int]:
     return select_configs(split, base.num_configs, base.config_strata())
 
 
+def episode_seed(config_id: int, sample: int = 0, seed: int | None = None) -> int:
+    """The reset seed of one episode: the config id itself for the first sample without
+    ``--seed`` (as ``gym.make(...).reset(options={"config_id": i})``), else a fixed mix of
+    (``seed``, config id, sample), the same on every machine."""
+    if seed is None and sample == 0:
+        return config_id
+    state = np.random.SeedSequence([seed or 0, config_id, sample]).generate_state(1)[0]
+    return int(state) & 0x7FFFFFFF
+
+
 # Per-worker (thread or process) envs and agents, built once and reused across episodes.
 _LOCAL = threading.local()
 
 
-def play_config(agent_config: AgentConfig, env_id: str, env_kwargs: dict[str, Any], config_id: int) -> dict[str, Any]:
-    """Play one benchmark configuration and return its log record (worker entry point)."""
+def play_config(
+    agent_config: AgentConfig,
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    config_id: int,
+    sample: int = 0,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """Play sample ``sample`` of one benchmark configuration and return its log record (worker
+    entry point); the episode's reset seed is :func:`episode_seed`."""
     cache = getattr(_LOCAL, "cache", None)
     if cache is None:
         cache = _LOCAL.cache = {}
@@ -177,11 +196,12 @@ def play_config(agent_config: AgentConfig, env_id: str, env_kwargs: dict[str, An
     if key not in cache:
         cache[key] = (gym.make(env_id, **env_kwargs), agent_config.build(env_id))
     env, agent = cache[key]
-    result = run_episode(env, agent, config_id=config_id)
+    result = run_episode(env, agent, config_id=config_id, seed=episode_seed(config_id, sample, seed))
     return {
         "agent": agent_config.label,
         "env_id": env_id,
         "config_id": config_id,
+        "sample": sample,
         "seed": result.seed,
         "outcome": result.outcome,
         "score": result.score,
@@ -290,12 +310,13 @@ def _ray_connect(address: str | None) -> Any:
 
 
 def _run_ray(
-    tasks: list[tuple[str, int]],
+    tasks: list[tuple[str, int, int]],
     agent_config: AgentConfig,
     env_kwargs: dict[str, dict[str, Any]],
     workers: int,
     address: str | None,
     on_record: Any,
+    seed: int | None = None,
 ) -> None:
     """Play ``tasks`` as Ray tasks, ``workers`` in flight, handing each record over as it finishes."""
     if not tasks:
@@ -312,8 +333,8 @@ def _run_ray(
     queue = iter(tasks)
     pending: list[Any] = []
     try:
-        for env_id, config_id in queue:
-            pending.append(remote.remote(config_ref, env_id, env_kwargs[env_id], config_id))
+        for env_id, config_id, sample in queue:
+            pending.append(remote.remote(config_ref, env_id, env_kwargs[env_id], config_id, sample, seed))
             if len(pending) >= workers:
                 break
         while pending:
@@ -325,7 +346,7 @@ def _run_ray(
             on_record(record)
             nxt = next(queue, None)
             if nxt is not None:
-                pending.append(remote.remote(config_ref, nxt[0], env_kwargs[nxt[0]], nxt[1]))
+                pending.append(remote.remote(config_ref, nxt[0], env_kwargs[nxt[0]], nxt[1], nxt[2], seed))
     finally:
         for ref in pending:
             ray.cancel(ref)
@@ -381,12 +402,17 @@ def run_eval(
     backend: str = "local",
     address: str | None = None,
     fail_fast: int = 3,
+    samples: int = 1,
+    seed: int | None = None,
 ) -> RunLog:
     """Play ``agent_config`` over the ``split`` of every env into the run dir ``out``.
 
     Resumes what the directory holds (finished episodes are skipped, ``infra_error`` ones
     replayed) and refuses a changed agent or env config (:class:`~mtp_gym.eval.log.ConfigMismatch`).
-    ``config_ids`` ({env id: ids}) overrides ``split`` for the envs it names.
+    ``config_ids`` ({env id: ids}) overrides ``split`` for the envs it names. ``samples``
+    episodes are played per configuration (``sample`` 0 … ``samples``-1 in the records, for
+    pass@k); each episode's reset seed is :func:`episode_seed` (``seed`` set: a different,
+    fixed set of seeds; it is part of the run's identity).
     Every finished episode is appended to ``out/episodes.jsonl`` as it arrives.
     ``backend="ray"`` plays them as Ray tasks (``workers`` in flight) on the cluster at
     ``address`` (``"auto"``: the one ``ray start`` runs here; default: the Ray connection this
@@ -398,6 +424,9 @@ def run_eval(
     (``fail_fast=0``: never); what was logged stays, and re-running resumes.
     """
     check_int("--workers", workers)
+    check_int("--samples", samples)
+    if seed is not None:
+        check_int("--seed", seed, low=0)
     if backend not in BACKENDS:
         raise ValueError(f"--backend must be one of {list(BACKENDS)}, got {backend!r}")
     if address is not None and backend != "ray":
@@ -405,7 +434,8 @@ def run_eval(
     if backend == "ray":
         _import_ray()  # fail before the run directory is touched
     env_kwargs = {e: dict((env_kwargs or {}).get(e, {})) for e in env_ids}
-    log = RunLog(out, agent_config.identity(), env_kwargs)
+    identity = agent_config.identity() | ({"seed": seed} if seed is not None else {})
+    log = RunLog(out, identity, env_kwargs)
     done = log.done()
     tasks, finished = [], []
     for env_id in env_ids:
@@ -413,11 +443,11 @@ def run_eval(
         if ids is None:
             ids = benchmark_subset(gym.make(env_id, **env_kwargs[env_id]), split)
         for config_id in ids:
-            (finished if (env_id, config_id) in done else tasks).append((env_id, config_id))
+            for sample in range(samples):
+                key = (env_id, config_id, sample)
+                (finished if key in done else tasks).append(key)
     finished_set = set(finished)
-    finished_records = [
-        r for r in log.records if (r["env_id"], r["config_id"]) in finished_set and r["outcome"] != INFRA_ERROR
-    ]
+    finished_records = [r for r in log.records if record_key(r) in finished_set and r["outcome"] != INFRA_ERROR]
     bar = _Progress(len(tasks) + len(finished), finished_records, agent_config.label, progress)
     pool = None if backend == "ray" else _executor(executor, workers, agent_config)
 
@@ -440,9 +470,9 @@ def run_eval(
 
     try:
         if backend == "ray":
-            _run_ray(tasks, agent_config, env_kwargs, workers, address, on_record)
+            _run_ray(tasks, agent_config, env_kwargs, workers, address, on_record, seed)
         else:
-            calls = ((agent_config, env_id, env_kwargs[env_id], config_id) for env_id, config_id in tasks)
+            calls = ((agent_config, e, env_kwargs[e], c, sample, seed) for e, c, sample in tasks)
             if pool is None:
                 for call in calls:
                     on_record(play_config(*call))

@@ -33,6 +33,7 @@ __all__ = [
     "LogScan",
     "keep_latest",
     "latest",
+    "record_key",
     "read_episodes",
     "scan_episodes",
     "to_jsonable",
@@ -193,7 +194,7 @@ class RunLog:
         tmp.write_text(json.dumps({"agent_config": agent_config, "envs": envs}, indent=2, sort_keys=True))
         os.replace(tmp, self.config_path)
         self.scan = LogScan()
-        self._latest: dict[tuple[str, int], dict[str, Any]] = {}
+        self._latest: dict[tuple[str, int, int], dict[str, Any]] = {}
         for record in scan_episodes(self.path, self.scan, slim=True):
             keep_latest(self._latest, record)
         if self.scan.partial:
@@ -205,15 +206,15 @@ class RunLog:
 
     @property
     def records(self) -> list[dict[str, Any]]:
-        """The latest record per (env, config) (see :func:`latest`), without transcripts."""
+        """The latest record per (env, config, sample) (see :func:`latest`), without transcripts."""
         return list(self._latest.values())
 
     @property
     def label(self) -> str:
         return self.agent_config["agent"]
 
-    def done(self) -> set[tuple[str, int]]:
-        """(env id, config id) of every episode that needs no replay."""
+    def done(self) -> set[tuple[str, int, int]]:
+        """(env id, config id, sample) of every episode that needs no replay."""
         return {k for k, r in self._latest.items() if r["outcome"] != "infra_error"}
 
     def append(self, record: dict[str, Any]) -> None:
@@ -240,18 +241,23 @@ class RunLog:
         self.close()
 
 
-def keep_latest(kept: dict[tuple[str, int], dict[str, Any]], record: dict[str, Any]) -> None:
-    """Put ``record`` in ``kept`` under its (env, config) unless it is an ``infra_error`` and a
-    real record is held: the last real record wins, else the last ``infra_error``."""
-    key = (record["env_id"], record["config_id"])
+def record_key(record: dict[str, Any]) -> tuple[str, int, int]:
+    """What one episode of a run is: (env id, config id, sample index; 0 without ``--samples``)."""
+    return record["env_id"], record["config_id"], record.get("sample", 0)
+
+
+def keep_latest(kept: dict[tuple[str, int, int], dict[str, Any]], record: dict[str, Any]) -> None:
+    """Put ``record`` in ``kept`` under its :func:`record_key` unless it is an ``infra_error`` and
+    a real record is held: the last real record wins, else the last ``infra_error``."""
+    key = record_key(record)
     held = kept.get(key)
     if held is None or record["outcome"] != "infra_error" or held["outcome"] == "infra_error":
         kept[key] = record
 
 
 def latest(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One record per (env, config): the last real one, else the last ``infra_error``."""
-    best: dict[tuple[str, int], dict[str, Any]] = {}
+    """One record per (env, config, sample): the last real one, else the last ``infra_error``."""
+    best: dict[tuple[str, int, int], dict[str, Any]] = {}
     for r in records:
         keep_latest(best, r)
     return list(best.values())

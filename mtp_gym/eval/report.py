@@ -21,12 +21,15 @@ import math
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mtp_gym.eval.log import CONFIG_NAME, LOG_NAME, LogScan, keep_latest, scan_episodes
+from mtp_gym.games.env import DEFAULT_DIFFICULTY, resolve_game
+from mtp_gym.registration import GAME_IDS
 
 __all__ = ["Row", "load_runs", "compute_rows", "macro_rows", "markdown", "write_report", "parse_prices", "BASELINES"]
 
@@ -35,6 +38,8 @@ ATTRIBUTION = ("failure", "format_error", "timeout", "context_overflow")
 
 COLUMNS = (
     "env",
+    "level",
+    "probe",
     "agent",
     "episodes",
     "mean_score",
@@ -55,6 +60,9 @@ COLUMNS = (
     "prompt_tokens",
     "completion_tokens",
     "cost",
+    "samples",
+    "pass_at_k",
+    "mean_at_k",
 )
 
 
@@ -64,6 +72,8 @@ class Row:
 
     env: str
     agent: str
+    level: int | None
+    probe: str | None
     episodes: int
     mean_score: float
     score_lo: float
@@ -84,6 +94,27 @@ class Row:
     completion_tokens: float
     cost: float | None
     turns: list[int]
+    #: Episodes per configuration (``--samples K``; the fewest any configuration has).
+    samples: int = 1
+    #: pass@K: the chance that at least one of K episodes of a configuration succeeds (the
+    #: unbiased estimator of Chen et al. 2021 from all its episodes), averaged over configurations.
+    pass_at_k: float = float("nan")
+    #: mean@K: the mean score of a configuration's episodes, averaged over configurations.
+    mean_at_k: float = float("nan")
+    #: Turns of the episodes by outcome (the turn figure marks format errors and timeouts apart).
+    outcome_turns: dict[str, list[int]] | None = None
+    #: Mean score per configuration (probe drops compare the same configurations).
+    config_scores: dict[int, float] | None = None
+
+    @property
+    def task(self) -> tuple[str, int | None, str | None]:
+        """What the agents are compared on: the env id, and a query game's level and probe."""
+        return self.env, self.level, self.probe
+
+    @property
+    def task_name(self) -> str:
+        """The short name of :attr:`task` (``HiddenNumber L3``, ``HiddenNumber L3 noise``)."""
+        return task_name(self.task)
 
     def as_dict(self) -> dict[str, Any]:
         return {c: getattr(self, c) for c in COLUMNS}
@@ -117,28 +148,40 @@ def find_run_dirs(paths: Iterable[str | Path]) -> list[Path]:
     return found
 
 
-def load_runs(paths: Iterable[str | Path], warn: Any = None) -> list[dict[str, Any]]:
-    """Every episode record of the run dirs (the latest one per agent, env and config), without
-    transcripts. Unreadable lines are skipped and reported through ``warn`` (default: stderr)."""
-    by_agent: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}
+def variant(env_id: str, env_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """What besides the id makes a task: a query game's ``level`` (its difficulty) and ``probe``."""
+    if env_id not in GAME_IDS:
+        return {"level": None, "probe": None}
+    return {"level": env_kwargs.get("difficulty", DEFAULT_DIFFICULTY), "probe": env_kwargs.get("probe")}
+
+
+def load_runs(paths: Iterable[str | Path], warn: Any = None, slim: bool = True) -> list[dict[str, Any]]:
+    """Every episode record of the run dirs (the latest one per agent, task and configuration),
+    with the task's ``level`` and ``probe`` (:func:`variant`) and without transcripts unless not
+    ``slim``. Unreadable lines are skipped and reported through ``warn`` (default: stderr)."""
+    kept: dict[tuple[Any, ...], dict[tuple[str, int, int], dict[str, Any]]] = {}
     for d in find_run_dirs(paths):
-        label = json.loads((d / CONFIG_NAME).read_text())["agent_config"]["agent"]
-        kept = by_agent.setdefault(label, {})
+        config = json.loads((d / CONFIG_NAME).read_text())
+        label = config["agent_config"]["agent"]
+        tasks = {e: variant(e, kw) for e, kw in config.get("envs", {}).items()}
         scan = LogScan()
-        for r in scan_episodes(d / LOG_NAME, scan, slim=True):
-            keep_latest(kept, r)
+        for r in scan_episodes(d / LOG_NAME, scan, slim=slim):
+            task = tasks.get(r["env_id"]) or variant(r["env_id"], {})
+            keep_latest(kept.setdefault((label, task["level"], task["probe"]), {}), r | task | {"agent": label})
         message = scan.warning(d / LOG_NAME)
         if message:
             (warn or (lambda m: print(f"warning: {m}", file=sys.stderr)))(message)
-    return [r | {"agent": label} for label, recs in by_agent.items() for r in recs.values()]
+    return [r for recs in kept.values() for r in recs.values()]
 
 
-def run_env_kwargs(paths: Iterable[str | Path]) -> dict[str, dict[str, Any]]:
-    """The env kwargs each env was played with (first run dir that has it)."""
-    kwargs: dict[str, dict[str, Any]] = {}
+def run_env_kwargs(paths: Iterable[str | Path]) -> dict[tuple[str, int | None, str | None], dict[str, Any]]:
+    """The env kwargs each task (env id, level, probe; see :func:`variant`) was played with
+    (the first run dir that has it)."""
+    kwargs: dict[tuple[str, int | None, str | None], dict[str, Any]] = {}
     for d in find_run_dirs(paths):
         for env_id, kw in json.loads((d / CONFIG_NAME).read_text())["envs"].items():
-            kwargs.setdefault(env_id, kw)
+            task = variant(env_id, kw)
+            kwargs.setdefault((env_id, task["level"], task["probe"]), kw)
     return kwargs
 
 
@@ -168,14 +211,28 @@ def wilson_ci(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k of one configuration with ``c`` successes in ``n`` episodes (k <= n)."""
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def _per_config(recs: list[dict[str, Any]], value: Any) -> list[float]:
+    by: dict[int, list[float]] = {}
+    for r in recs:
+        by.setdefault(r["config_id"], []).append(value(r))
+    return [sum(v) / len(v) for v in by.values()]
+
+
 def compute_rows(records: list[dict[str, Any]], prices: dict[str, tuple[float, float]] | None = None) -> list[Row]:
     """One :class:`Row` per (env, agent): models first, then random, then oracle."""
     prices = prices or {}
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, str, int | None, str | None], list[dict[str, Any]]] = {}
     for r in records:
-        groups.setdefault((r["env_id"], r["agent"]), []).append(r)
+        groups.setdefault((r["env_id"], r["agent"], r.get("level"), r.get("probe")), []).append(r)
     rows = []
-    for (env, agent), recs in groups.items():
+    for (env, agent, level, probe), recs in groups.items():
         infra = [r for r in recs if r["outcome"] == "infra_error"]
         recs = [r for r in recs if r["outcome"] != "infra_error"]
         n = len(recs)
@@ -193,15 +250,31 @@ def compute_rows(records: list[dict[str, Any]], prices: dict[str, tuple[float, f
                 sum(r.get("prompt_tokens", 0) * p_in + r.get("completion_tokens", 0) * p_out for r in recs + infra)
                 / 1e6
             )
+        per_config: dict[int, list[dict[str, Any]]] = {}
+        for r in recs:
+            per_config.setdefault(r["config_id"], []).append(r)
+        k = min((len(v) for v in per_config.values()), default=1)
+        if k > 1:  # episodes of one configuration are not independent: resample configurations
+            score_ci = bootstrap_ci(_per_config(recs, lambda r: float(r["score"])))
+            success_ci = bootstrap_ci(_per_config(recs, lambda r: float(r["outcome"] == "success")))
+        else:
+            score_ci, success_ci = bootstrap_ci(scores), wilson_ci(len(wins), n)
+        outcome_turns: dict[str, list[int]] = {}
+        for r in recs:
+            outcome_turns.setdefault(r["outcome"], []).append(r["turns"])
         rows.append(
             Row(
                 env=env,
                 agent=agent,
+                level=level,
+                probe=probe,
                 episodes=n,
                 mean_score=mean,
-                **dict(zip(("score_lo", "score_hi"), bootstrap_ci(scores))),
+                score_lo=score_ci[0],
+                score_hi=score_ci[1],
                 success_rate=success,
-                **dict(zip(("success_lo", "success_hi"), wilson_ci(len(wins), n))),
+                success_lo=success_ci[0],
+                success_hi=success_ci[1],
                 mean_turns=_mean([r["turns"] for r in recs]),
                 mean_turns_success=turns_success,
                 efficiency=100 * success / turns_success if wins else 0.0,
@@ -215,41 +288,18 @@ def compute_rows(records: list[dict[str, Any]], prices: dict[str, tuple[float, f
                 completion_tokens=c_tok,
                 cost=cost,
                 turns=[r["turns"] for r in recs],
+                samples=k,
+                pass_at_k=_mean(
+                    [pass_at_k(len(v), sum(r["outcome"] == "success" for r in v), k) for v in per_config.values()]
+                ),
+                mean_at_k=_mean(_per_config(recs, lambda r: float(r["score"]))),
+                outcome_turns=outcome_turns,
+                config_scores={c: _mean([float(r["score"]) for r in v]) for c, v in per_config.items()},
             )
         )
     order = {a: i for i, a in enumerate(BASELINES, start=1)}
-    rows.sort(key=lambda r: (r.env, order.get(r.agent, 0), r.agent))
+    rows.sort(key=lambda r: (r.env, r.level or 0, r.probe or "", order.get(r.agent, 0), r.agent))
     return rows
-
-
-def macro_rows(rows: list[Row]) -> list[dict[str, Any]]:
-    """Per agent: unweighted means over the tasks that EVERY agent has scored episodes on, so
-    the agents' averages cover the same tasks; ``missing`` names the tasks an agent lacks
-    (they are left out of every agent's average)."""
-    agents: dict[str, dict[str, Row]] = {}
-    for r in rows:
-        agents.setdefault(r.agent, {})
-        if r.episodes:
-            agents[r.agent][r.env] = r
-    every = sorted({r.env for r in rows})
-    common = [e for e in every if all(e in scored for scored in agents.values())]
-    out = []
-    order = {a: i for i, a in enumerate(BASELINES, start=1)}
-    for agent in sorted(agents, key=lambda a: (order.get(a, 0), a)):
-        rs = [agents[agent][e] for e in common]
-        costs = [r.cost for r in rows if r.agent == agent and r.cost is not None]
-        out.append(
-            {
-                "agent": agent,
-                "tasks": len(rs),
-                "mean_score": _mean([r.mean_score for r in rs]),
-                "success_rate": _mean([r.success_rate for r in rs]),
-                "mean_turns": _mean([r.mean_turns for r in rs]),
-                "cost": sum(costs) if costs else None,
-                "missing": [e for e in every if e not in agents[agent]],
-            }
-        )
-    return out
 
 
 #: What outcome "success" (the report's success %) means on each task; the score is the paper's metric.
@@ -283,17 +333,124 @@ def _cost(v: float | None) -> str:
     return "-" if v is None else f"{v:.4g}"
 
 
+def macro_rows(rows: list[Row]) -> list[dict[str, Any]]:
+    """Per agent: unweighted means over the tasks that EVERY agent has scored episodes on, so
+    the agents' averages cover the same tasks; ``missing`` names the tasks an agent lacks
+    (they are left out of every agent's average)."""
+    agents: dict[str, dict[tuple, Row]] = {}
+    for r in rows:
+        agents.setdefault(r.agent, {})
+        if r.episodes:
+            agents[r.agent][r.task] = r
+    every = sorted({r.task for r in rows}, key=_task_order)
+    common = [t for t in every if all(t in scored for scored in agents.values())]
+    out = []
+    order = {a: i for i, a in enumerate(BASELINES, start=1)}
+    for agent in sorted(agents, key=lambda a: (order.get(a, 0), a)):
+        rs = [agents[agent][t] for t in common]
+        costs = [r.cost for r in rows if r.agent == agent and r.cost is not None]
+        out.append(
+            {
+                "agent": agent,
+                "tasks": len(rs),
+                "mean_score": _mean([r.mean_score for r in rs]),
+                "success_rate": _mean([r.success_rate for r in rs]),
+                "mean_turns": _mean([r.mean_turns for r in rs]),
+                "cost": sum(costs) if costs else None,
+                "missing": [task_name(t) for t in every if t not in agents[agent]],
+            }
+        )
+    return out
+
+
+def _task_order(task: tuple[str, int | None, str | None]) -> tuple:
+    env, level, probe = task
+    return (suite_of(env)[0], env, level or 0, probe or "")
+
+
+def task_name(task: tuple[str, int | None, str | None]) -> str:
+    """``WordGuess``, ``HiddenNumber L3``, ``HiddenNumber L3 noise``."""
+    env, level, probe = task
+    return " ".join(str(p) for p in (_short(env), f"L{level}" if level else None, probe) if p)
+
+
+SUITES = ("Multi-Turn Puzzles", "TurnBench-MS", "Query games")
+
+
+@cache
+def suite_of(env_id: str) -> tuple[int, str]:
+    """(sort key, panel name) of an env: its paper, and for a query game its cell."""
+    if env_id == "MTP/TuringMachine-v0":
+        return 1, SUITES[1]
+    if env_id in GAME_IDS:
+        game = resolve_game(GAME_IDS[env_id])
+        return 2, f"{game.structure} × {game.inference}"
+    return 0, SUITES[0]
+
+
+def level_rows(rows: list[Row]) -> dict[str, dict[int, float]]:
+    """Query games without a probe: agent -> level -> mean score over the games played at it."""
+    out: dict[str, dict[int, list[float]]] = {}
+    for r in rows:
+        if r.level is not None and r.probe is None and r.episodes:
+            out.setdefault(r.agent, {}).setdefault(r.level, []).append(r.mean_score)
+    return {a: {lv: _mean(v) for lv, v in sorted(by.items())} for a, by in out.items()}
+
+
+def cell_rows(rows: list[Row]) -> dict[str, dict[str, float]]:
+    """Query games without a probe: agent -> cell (structure × inference) -> mean score."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for r in rows:
+        if r.level is not None and r.probe is None and r.episodes:
+            out.setdefault(r.agent, {}).setdefault(suite_of(r.env)[1], []).append(r.mean_score)
+    return {a: {c: _mean(v) for c, v in sorted(by.items())} for a, by in out.items()}
+
+
+def probe_rows(rows: list[Row]) -> list[dict[str, Any]]:
+    """Per agent and probe: the probed score against the same agent's clean score on the same
+    games, levels and configurations, and the drop (clean - probed)."""
+    clean = {(r.agent, r.env, r.level): r for r in rows if r.level is not None and r.probe is None}
+    acc: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    tasks: dict[tuple[str, str], set] = {}
+    for r in rows:
+        base = clean.get((r.agent, r.env, r.level))
+        if r.probe is None or base is None or not r.config_scores or not base.config_scores:
+            continue
+        both = sorted(set(r.config_scores) & set(base.config_scores))
+        acc.setdefault((r.agent, r.probe), []).extend((base.config_scores[c], r.config_scores[c]) for c in both)
+        if both:
+            tasks.setdefault((r.agent, r.probe), set()).add((r.env, r.level))
+    out = []
+    for (agent, probe), pairs in sorted(acc.items()):
+        if not pairs:
+            continue
+        c, p = _mean([a for a, _ in pairs]), _mean([b for _, b in pairs])
+        out.append(
+            {
+                "agent": agent,
+                "probe": probe,
+                "tasks": len(tasks[(agent, probe)]),
+                "configs": len(pairs),
+                "clean": c,
+                "probed": p,
+                "drop": c - p,
+            }
+        )
+    return out
+
+
 def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
-    """The per-task table and the macro-average table as Markdown."""
+    """The per-task table, the macro averages and, for query games, the tables by level, by
+    cell and under each probe, as Markdown."""
     head = (
         "| task | agent | n | score [95% CI] | success % [95% CI] | turns (all) | turns (success) | efficiency "
         "| format errors/ep | failure % | format_error % | timeout % | context overflow % | infra errors "
         "| tokens in/out per ep | cost $ |"
     )
     lines = [head, "|" + "---|" * 16]
-    for r in rows:
+    for r in sorted(rows, key=lambda r: (_task_order(r.task), r.agent not in BASELINES, r.agent)):
         lines.append(
-            f"| {r.env} | {r.agent} | {r.episodes} | {_fmt(r.mean_score)} {_interval(r.score_lo, r.score_hi)} "
+            f"| {r.task_name} | {r.agent} | {r.episodes} | {_fmt(r.mean_score)} {_interval(r.score_lo, r.score_hi)} "
             f"| {_fmt(r.success_rate, True)} {_interval(r.success_lo, r.success_hi, True)} "
             f"| {_fmt(r.mean_turns)} | {_fmt(r.mean_turns_success)} | {_fmt(r.efficiency)} | {_fmt(r.format_errors)} "
             f"| {_fmt(r.failure, True)} | {_fmt(r.format_error, True)} | {_fmt(r.timeout, True)} "
@@ -310,16 +467,33 @@ def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
             f"| {m['agent']} | {m['tasks']} | {_fmt(m['mean_score'])} | {_fmt(m['success_rate'], True)} "
             f"| {_fmt(m['mean_turns'])} | {_cost(m['cost'])} |"
         )
-    unscored = [f"{r.agent} on {_short(r.env)}" for r in rows if not r.episodes]
+    lines += _query_tables(rows)
+    sampled = [r for r in rows if r.samples > 1]
+    if sampled:
+        lines += [
+            "",
+            "| task | agent | K (episodes per configuration) | mean@K | pass@K |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {r.task_name} | {r.agent} | {r.samples} | {_fmt(r.mean_at_k)} | {_fmt(r.pass_at_k, True)} |"
+            for r in sampled
+        ]
+        lines += [
+            "",
+            "With K > 1 episodes per configuration, the intervals resample configurations, not episodes; "
+            "pass@K is the unbiased estimator (Chen et al., 2021), in %.",
+        ]
+    unscored = [f"{r.agent} on {r.task_name}" for r in rows if not r.episodes]
     if unscored:
         lines += ["", f"No scored episode (shown as -, not 0): {'; '.join(unscored)}."]
     gaps = {m["agent"]: m["missing"] for m in macro if m["missing"]}
     if gaps:
-        left_out = sorted({e for tasks in gaps.values() for e in tasks})
+        left_out = sorted({t for tasks in gaps.values() for t in tasks})
         lines += [
             "",
             f"Macro averages cover the {macro[0]['tasks']} task(s) every agent has scored episodes on; left out: "
-            + "; ".join(f"{agent} has none on {', '.join(_short(e) for e in tasks)}" for agent, tasks in gaps.items())
+            + "; ".join(f"{agent} has none on {', '.join(tasks)}" for agent, tasks in gaps.items())
             + f" ({len(left_out)} task(s) in all).",
         ]
     envs = sorted({r.env for r in rows})
@@ -331,70 +505,236 @@ def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _query_tables(rows: list[Row]) -> list[str]:
+    lines: list[str] = []
+    by_level = level_rows(rows)
+    levels = sorted({lv for by in by_level.values() for lv in by})
+    if levels:
+        lines += ["", "Query games by level (mean score over the games played at the level, no probe):", ""]
+        lines += ["| agent | " + " | ".join(f"L{lv}" for lv in levels) + " |", "|---|" + "---|" * len(levels)]
+        lines += [
+            f"| {a} | " + " | ".join(_fmt(by.get(lv)) for lv in levels) + " |" for a, by in sorted(by_level.items())
+        ]
+    by_cell = cell_rows(rows)
+    cells = sorted({c for by in by_cell.values() for c in by})
+    if cells:
+        agents = sorted(by_cell)
+        lines += [
+            "",
+            "Query games by cell (structure × inference; mean score over its games and levels, no probe):",
+            "",
+        ]
+        lines += ["| cell | " + " | ".join(agents) + " |", "|---|" + "---|" * len(agents)]
+        lines += [f"| {c} | " + " | ".join(_fmt(by_cell[a].get(c)) for a in agents) + " |" for c in cells]
+    probes = probe_rows(rows)
+    if probes:
+        lines += [
+            "",
+            "Probes (each against the same agent's clean run on the same games, levels and configurations):",
+            "",
+        ]
+        lines += ["| agent | probe | tasks | configurations | clean | probed | drop |", "|---|---|---|---|---|---|---|"]
+        lines += [
+            f"| {p['agent']} | {p['probe']} | {p['tasks']} | {p['configs']} | {_fmt(p['clean'])} "
+            f"| {_fmt(p['probed'])} | {_fmt(p['drop'])} |"
+            for p in probes
+        ]
+    return lines
+
+
 def _short(env_id: str) -> str:
     return env_id.split("/", 1)[-1].rsplit("-v", 1)[0]
 
 
-def plot_scores(rows: list[Row], path: Path) -> None:
-    """Figure 1 style: grouped bars of mean score (± 95% CI) per task and agent."""
+#: Figures stay within this many pixels on a side, whatever the number of tasks and agents.
+MAX_PX = 2000
+DPI = 100
+
+
+def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    envs = sorted({r.env for r in rows})
-    agents = list(dict.fromkeys(r.agent for r in rows))
-    width = 0.8 / max(1, len(agents))
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(envs) * max(1, len(agents)) / 2), 4))
-    for i, agent in enumerate(agents):
-        xs, ys, below, above = [], [], [], []
-        for j, env in enumerate(envs):
-            row = next((r for r in rows if r.env == env and r.agent == agent and r.episodes), None)
-            if row:
-                xs.append(j + (i - (len(agents) - 1) / 2) * width)
-                ys.append(row.mean_score)
-                known = not math.isnan(row.score_lo)
-                below.append(row.mean_score - row.score_lo if known else 0.0)
-                above.append(row.score_hi - row.mean_score if known else 0.0)
-        ax.bar(xs, ys, width, yerr=[below, above], capsize=2, label=agent)
-    ax.set_xticks(range(len(envs)), [_short(e) for e in envs], rotation=20, ha="right")
-    ax.set_ylabel("score")
-    ax.set_ylim(0, 1.05)
-    ax.set_title("Score per task (mean, 95% bootstrap CI)")
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    return plt
+
+
+def _save(plt: Any, fig: Any, path: Path) -> tuple[int, int]:
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
+    from PIL import Image  # matplotlib's own dependency
+
+    with Image.open(path) as image:
+        return image.size
 
 
-def plot_turns(rows: list[Row], path: Path) -> None:
-    """Figure 4 style: the distribution of turns per episode, per task and agent."""
-    import matplotlib
+def _agents(rows: list[Row]) -> list[str]:
+    order = {a: i for i, a in enumerate(BASELINES, start=1)}
+    return sorted(dict.fromkeys(r.agent for r in rows), key=lambda a: (order.get(a, 0), a))
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    envs = sorted({r.env for r in rows})
-    ncols = min(4, max(1, len(envs)))
-    nrows = math.ceil(len(envs) / ncols) or 1
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 3.4 * nrows), squeeze=False)
-    for ax in axes.flat[len(envs) :]:
+def _panels(rows: list[Row]) -> dict[str, list[tuple]]:
+    """Panel name -> its tasks, in suite order (Multi-Turn Puzzles, TurnBench, the query cells)."""
+    panels: dict[tuple[int, str], list[tuple]] = {}
+    for t in sorted({r.task for r in rows}, key=_task_order):
+        panels.setdefault(suite_of(t[0]), []).append(t)
+    return {name: tasks for (_, name), tasks in sorted(panels.items())}
+
+
+def plot_scores(rows: list[Row], path: Path) -> tuple[int, int]:
+    """Mean score (95% CI) per task and agent as horizontal bars, one panel per suite
+    (Multi-Turn Puzzles, TurnBench-MS, each query-game cell); returns the size in pixels."""
+    plt = _pyplot()
+    agents = _agents(rows)
+    panels = _panels(rows)
+    ncols = 1 if len(panels) <= 2 else 2 if len(panels) <= 8 else 3
+    grid = [list(panels)[i : i + ncols] for i in range(0, len(panels), ncols)]
+    bars_per_task = max(1, len(agents))
+    row_units = [max(len(panels[name]) for name in line) * bars_per_task + 3 for line in grid]
+    width_in = min(MAX_PX / DPI, 6.5 * ncols)
+    bar_in = min(0.2, (MAX_PX / DPI - 1.2) / max(1, sum(row_units)))
+    height_in = min(MAX_PX / DPI, sum(row_units) * bar_in + 1.2)
+    fig = plt.figure(figsize=(width_in, height_in), dpi=DPI, layout="constrained")
+    axes = fig.subplots(len(grid), ncols, squeeze=False, gridspec_kw={"height_ratios": row_units})
+    colours = plt.get_cmap("tab10")
+    index = {(r.task, r.agent): r for r in rows}
+    fontsize = max(5.0, min(9.0, bar_in * 45))
+    for line, axrow in zip(grid, axes):
+        for ax in axrow[len(line) :]:
+            ax.set_visible(False)
+        for name, ax in zip(line, axrow):
+            tasks = panels[name]
+            h = 0.8 / bars_per_task
+            for i, agent in enumerate(agents):
+                for j, task in enumerate(tasks):
+                    y = j + (i - (bars_per_task - 1) / 2) * h
+                    r = index.get((task, agent))
+                    if r is None:
+                        continue
+                    if not r.episodes or math.isnan(r.mean_score):
+                        ax.text(0.01, y, f"{agent}: no scored episode", va="center", fontsize=fontsize, color="0.4")
+                        continue
+                    err = None
+                    if not math.isnan(r.score_lo):
+                        err = [[r.mean_score - r.score_lo], [r.score_hi - r.mean_score]]
+                    ax.barh(
+                        y,
+                        r.mean_score,
+                        h,
+                        xerr=err,
+                        capsize=2,
+                        color=colours(i % 10),
+                        label=agent if j == 0 else None,
+                        error_kw={"elinewidth": 0.8},
+                    )
+            ax.set_yticks(range(len(tasks)), [task_name(t) for t in tasks], fontsize=fontsize)
+            ax.set_ylim(len(tasks) - 0.5, -0.5)
+            ax.set_xlim(0, 1.02)
+            ax.set_title(name, fontsize=10)
+            ax.grid(axis="x", alpha=0.3)
+            ax.set_xlabel("score", fontsize=8)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colours(i % 10)) for i in range(len(agents))]
+    fig.legend(handles, agents, loc="outside lower center", ncols=min(6, len(agents)), fontsize="small")
+    fig.suptitle("Mean score per task (bars: 95% bootstrap CI)", fontsize=11)
+    return _save(plt, fig, path)
+
+
+#: How the turn figure draws each outcome: (marker, colour, label).
+OUTCOME_MARKS = {
+    "success": ("o", "tab:green", "success"),
+    "failure": ("o", "tab:gray", "failure"),
+    "timeout": ("^", "tab:orange", "timeout"),
+    "format_error": ("x", "tab:red", "format error"),
+    "context_overflow": ("s", "tab:purple", "context overflow"),
+}
+
+
+def plot_turns(rows: list[Row], path: Path) -> tuple[int, int]:
+    """Turns per episode, per task and agent: a box over the episodes that ended in a success or
+    a failure, and every episode as a point marked by its outcome (timeouts and format errors
+    stand apart, never read as quick solves). Returns the size in pixels."""
+    plt = _pyplot()
+    agents = _agents(rows)
+    tasks = sorted({r.task for r in rows}, key=_task_order)
+    ncols = max(1, min(len(tasks), math.ceil(math.sqrt(len(tasks) * 1.5))))
+    nrows = math.ceil(len(tasks) / ncols)
+    side = min(3.0, (MAX_PX / DPI - 0.8) / max(ncols, nrows))
+    fig = plt.figure(figsize=(max(5.0, side * ncols), side * nrows + 0.8), dpi=DPI, layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    index = {(r.task, r.agent): r for r in rows}
+    jitter = np.random.default_rng(0)
+    seen: set[str] = set()
+    for ax in axes.flat[len(tasks) :]:
         ax.set_visible(False)
-    for ax, env in zip(axes.flat, envs):
-        rs = [r for r in rows if r.env == env and r.turns]
-        if rs:
-            ax.boxplot([r.turns for r in rs], showmeans=True)
-            ax.set_xticks(range(1, len(rs) + 1), [r.agent for r in rs], rotation=30, ha="right", fontsize="small")
-        ax.set_title(_short(env))
-        ax.set_ylabel("turns")
-    fig.suptitle("Turns per episode")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    for ax, task in zip(axes.flat, tasks):
+        for i, agent in enumerate(agents, start=1):
+            r = index.get((task, agent))
+            if r is None or not r.outcome_turns:
+                continue
+            played = r.outcome_turns.get("success", []) + r.outcome_turns.get("failure", [])
+            if played:
+                ax.boxplot([played], positions=[i], widths=0.6, showfliers=False, manage_ticks=False)
+            for outcome, turns in r.outcome_turns.items():
+                marker, colour, label = OUTCOME_MARKS.get(outcome, ("d", "black", outcome))
+                xs = i + jitter.uniform(-0.2, 0.2, len(turns))
+                ax.scatter(
+                    xs,
+                    turns,
+                    s=8,
+                    marker=marker,
+                    color=colour,
+                    alpha=0.6,
+                    linewidths=0.8,
+                    label=label if label not in seen else None,
+                )
+                seen.add(label)
+        ax.set_xticks(range(1, len(agents) + 1), agents, rotation=30, ha="right", fontsize=6)
+        ax.set_xlim(0.4, len(agents) + 0.6)
+        ax.set_title(task_name(task), fontsize=8)
+        ax.tick_params(axis="y", labelsize=6)
+    fig.legend(loc="outside lower center", ncols=len(seen) or 1, fontsize="small", markerscale=2)
+    fig.suptitle("Turns per episode (box: episodes that ended in success or failure)", fontsize=11)
+    return _save(plt, fig, path)
+
+
+def plot_levels(rows: list[Row], path: Path) -> tuple[int, int] | None:
+    """Query games, no probe: mean score against level, one line per agent, over all games and
+    per inference type; ``None`` (no file) unless some agent played two or more levels."""
+    by: dict[str, dict[str, dict[int, list[float]]]] = {}
+    for r in rows:
+        if r.level is None or r.probe is not None or not r.episodes:
+            continue
+        inference = resolve_game(GAME_IDS[r.env]).inference
+        for panel in ("all query games", inference):
+            by.setdefault(panel, {}).setdefault(r.agent, {}).setdefault(r.level, []).append(r.mean_score)
+    if not any(len(levels) > 1 for agents in by.values() for levels in agents.values()):
+        return None
+    plt = _pyplot()
+    panels = ["all query games"] + sorted(p for p in by if p != "all query games")
+    fig = plt.figure(figsize=(3.6 * len(panels), 3.4), dpi=DPI, layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    for ax, panel in zip(axes, panels):
+        for agent, levels in sorted(by[panel].items()):
+            xs = sorted(levels)
+            ax.plot(xs, [_mean(levels[x]) for x in xs], marker="o", label=agent)
+        ax.set_title(panel, fontsize=10)
+        ax.set_xlabel("level")
+        ax.set_xticks(range(1, 6))
+        ax.set_ylim(0, 1.02)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("mean score")
+    axes[0].legend(fontsize="small")
+    fig.suptitle("Query games: score by level", fontsize=11)
+    return _save(plt, fig, path)
+
+
+FIGURES = ("scores.png", "turns.png", "levels.png")
 
 
 def write_report(rows: list[Row], out: str | Path, plots: bool = True) -> str:
-    """Write report.md, report.csv, macro.csv (and the two figures) into ``out``; return the Markdown."""
+    """Write report.md, report.csv, macro.csv (and the figures, :data:`FIGURES`; levels.png
+    only when some agent played several levels) into ``out``; return the Markdown."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     macro = macro_rows(rows)
@@ -411,4 +751,6 @@ def write_report(rows: list[Row], out: str | Path, plots: bool = True) -> str:
     if plots and rows:
         plot_scores(rows, out / "scores.png")
         plot_turns(rows, out / "turns.png")
+        if plot_levels(rows, out / "levels.png") is None:
+            (out / "levels.png").unlink(missing_ok=True)
     return text

@@ -1,0 +1,149 @@
+"""``report.html``: the report's tables and figures, then every episode as a conversation.
+
+One self-contained file (no network, no CDN): the figures are embedded PNGs and the episodes
+a gzip-compressed JSON block that the page's own script inflates with the browser's
+``DecompressionStream``. Episodes can be filtered by task, agent, outcome and configuration;
+each opens as a conversation (the env's messages and the agent's, re-prompts and corrections
+marked, reasoning kept apart), with the hidden state revealed at the end, tokens and cost.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import html
+import json
+import re
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from mtp_gym.eval.log import to_jsonable
+
+__all__ = ["write_html", "markdown_to_html", "message_kind"]
+
+#: Env messages that re-prompt after a malformed action (the base class's wording).
+REPROMPT = re.compile(r"^Invalid action:")
+#: Counterfactual corrections (mtp_gym.wrappers.probes.counterfactual).
+CORRECTION = re.compile(r"\bCorrection: my earlier reply\b")
+
+
+def message_kind(role: str, text: str) -> str:
+    """How the viewer marks a message: ``reprompt``, ``correction`` or ``""``."""
+    if role == "assistant":
+        return ""
+    if REPROMPT.match(text):
+        return "reprompt"
+    if CORRECTION.search(text):
+        return "correction"
+    return ""
+
+
+def _inline(text: str) -> str:
+    text = html.escape(text)
+    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+
+
+def markdown_to_html(text: str) -> str:
+    """The report's Markdown (pipe tables, bullet lists, paragraphs) as HTML."""
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("|"):
+            block = []
+            while i < len(lines) and lines[i].startswith("|"):
+                block.append([c.strip() for c in lines[i].strip().strip("|").split("|")])
+                i += 1
+            head, body = block[0], [r for r in block[1:] if not all(set(c) <= {"-", ":"} for c in r)]
+            out.append("<div class='scroll'><table><thead><tr>")
+            out += [f"<th>{_inline(c)}</th>" for c in head]
+            out.append("</tr></thead><tbody>")
+            for r in body:
+                out.append("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>")
+            out.append("</tbody></table></div>")
+            continue
+        if line.startswith("- "):
+            out.append("<ul>")
+            while i < len(lines) and lines[i].startswith("- "):
+                out.append(f"<li>{_inline(lines[i][2:])}</li>")
+                i += 1
+            out.append("</ul>")
+            continue
+        if line.strip():
+            out.append(f"<p>{_inline(line)}</p>")
+        i += 1
+    return "\n".join(out)
+
+
+def _episode(r: dict[str, Any], tasks: dict[str, int], agents: dict[str, int], prices: dict) -> list[Any]:
+    from mtp_gym.eval.report import task_name
+
+    task = task_name((r["env_id"], r.get("level"), r.get("probe")))
+    messages = []
+    for m in r.get("transcript") or []:
+        role, text = m.get("role", "user"), str(m.get("content", ""))
+        messages.append([1 if role == "assistant" else 0, text, message_kind(role, text), m.get("reasoning") or ""])
+    cost = None
+    if r["agent"] in prices:
+        p_in, p_out = prices[r["agent"]]
+        cost = (r.get("prompt_tokens", 0) * p_in + r.get("completion_tokens", 0) * p_out) / 1e6
+    return [
+        tasks.setdefault(task, len(tasks)),
+        agents.setdefault(r["agent"], len(agents)),
+        r["outcome"],
+        r["config_id"],
+        r.get("sample", 0),
+        r.get("score"),
+        r.get("turns", 0),
+        r.get("format_errors", 0),
+        r.get("prompt_tokens", 0),
+        r.get("completion_tokens", 0),
+        cost,
+        r.get("error"),
+        messages,
+        r.get("hidden") or {},
+    ]
+
+
+def write_html(
+    markdown_text: str,
+    records: Iterable[dict[str, Any]],
+    path: str | Path,
+    figures: Iterable[str | Path] = (),
+    prices: dict[str, tuple[float, float]] | None = None,
+    title: str = "mtp-gym report",
+) -> dict[str, int]:
+    """Write the self-contained report page to ``path``; return its ``bytes`` and ``episodes``.
+
+    ``records`` are full episode records (transcripts included, as :func:`load_runs` gives with
+    ``slim=False``); they are streamed into the page's compressed data block.
+    """
+    tasks: dict[str, int] = {}
+    agents: dict[str, int] = {}
+    episodes = [_episode(r, tasks, agents, prices or {}) for r in records]
+    data = {"tasks": list(tasks), "agents": list(agents), "episodes": episodes}
+    packed = base64.b64encode(gzip.compress(json.dumps(to_jsonable(data), separators=(",", ":")).encode(), 6))
+    images = []
+    for fig in map(Path, figures):
+        if fig.exists():
+            b64 = base64.b64encode(fig.read_bytes()).decode()
+            images.append(
+                f"<figure><img alt='{html.escape(fig.stem)}' src='data:image/png;base64,{b64}'>"
+                f"<figcaption>{html.escape(fig.name)}</figcaption></figure>"
+            )
+    assets = resources.files("mtp_gym.eval") / "assets"
+    page = (assets / "report.html").read_text()
+    page = (
+        page.replace("{{title}}", html.escape(title))
+        .replace("{{style}}", (assets / "report.css").read_text())
+        .replace("{{script}}", (assets / "report.js").read_text())
+        .replace("{{tables}}", markdown_to_html(markdown_text))
+        .replace("{{figures}}", "\n".join(images))
+        .replace("{{count}}", str(len(episodes)))
+        .replace("{{data}}", packed.decode())
+    )
+    Path(path).write_text(page)
+    return {"bytes": len(page.encode()), "episodes": len(episodes)}

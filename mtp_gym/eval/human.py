@@ -1,0 +1,66 @@
+"""Games people play (``mtp-gym serve``, ``mtp-gym play --out``), logged like an agent's.
+
+Each finished game is appended to ``OUT/human_<name>/episodes.jsonl`` (the run directory of
+agent ``human:<name>``, through :class:`~mtp_gym.eval.log.RunLog`'s lock), so
+``mtp-gym report OUT`` puts the human rows beside the models, with random and oracle rows on
+the same configurations. A person who plays a configuration again adds a new sample of it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from mtp_gym.episode import EpisodeResult
+from mtp_gym.eval.harness import AgentConfig
+from mtp_gym.eval.log import RunLog
+
+__all__ = ["human_config", "log_human_episode", "check_name"]
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+
+
+def check_name(name: str) -> str:
+    """``name`` if it can label a player (letters, digits, ``_ . -``; 1-40 characters), else a ValueError."""
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise ValueError(
+            f"name must be 1-40 letters, digits, '_', '.' or '-' (starting with a letter or digit), got {name!r}"
+        )
+    return name
+
+
+def human_config(name: str) -> AgentConfig:
+    """The agent config of player ``name``: label ``human:<name>``."""
+    return AgentConfig(f"human:{check_name(name)}")
+
+
+def log_human_episode(
+    out: str | Path, name: str, env_id: str, env_kwargs: dict[str, Any], result: EpisodeResult
+) -> dict[str, Any]:
+    """Append ``result`` to player ``name``'s run directory under ``out``; return the record."""
+    config = human_config(name)
+    with RunLog(Path(out) / config.slug, config.identity(), {env_id: env_kwargs}) as log:
+        taken = {r.get("sample", 0) for r in log.records if (r["env_id"], r["config_id"]) == (env_id, result.config_id)}
+        record = {
+            "agent": config.label,
+            "env_id": env_id,
+            "config_id": result.config_id,
+            "sample": min(set(range(len(taken) + 1)) - taken),
+            "seed": result.seed,
+            "outcome": result.outcome,
+            "score": result.score,
+            "turns": result.turns,
+            "format_errors": result.format_errors,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "seconds": result.seconds,
+            "error": result.error,
+            "actors": [],
+            "transcript": result.transcript,
+            "hidden": result.hidden,
+            "finished_at": time.time(),
+        }
+        log.append(record)
+    return record

@@ -1,0 +1,195 @@
+"""report.html and `mtp-gym serve` in a real browser (headless Chromium through Playwright).
+
+Chromium comes from Debian's package (.ci/run installs it); Playwright's own browser download
+is not reachable here. Outside CI, the browser tests skip when either is missing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+from helpers import cli
+from PIL import Image
+
+from mtp_gym.eval.log import read_episodes
+from mtp_gym.web.server import make_play_server, make_view_server
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+WG = "MTP/WordGuess-v0"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip("playwright is not installed")
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            raise AssertionError("Debian's chromium package is missing (.ci/run installs it)")
+        pytest.skip("no chromium")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+def serving(server):
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    return f"http://{host}:{port}"
+
+
+def post(url: str, body: dict) -> tuple[int, dict]:
+    req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def check_screenshot(png: bytes) -> None:
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    assert image.size[0] >= 800 and image.size[1] >= 500
+    assert len(image.getcolors(1 << 22)) > 30  # text and colours, not a blank page
+
+
+def test_play_api_refuses_bad_requests_by_name(tmp_path):
+    server = make_play_server("127.0.0.1", 0, tmp_path)
+    url = serving(server)
+    try:
+        assert post(url + "/api/start", {"env_id": "MTP/Nope-v0", "name": "a"})[1]["error"].startswith(
+            "env_id: unknown"
+        )
+        code, body = post(url + "/api/start", {"env_id": WG, "name": "a b"})
+        assert code == 400 and body["error"].startswith("name must be")
+        code, body = post(url + "/api/start", {"env_id": WG, "name": "a", "config_id": 400})
+        assert code == 400 and "config_id: must be an int in [0, 399]" in body["error"]
+        code, body = post(url + "/api/step", {"session": "x", "action": "hi"})
+        assert code == 400 and body["error"].startswith("session: unknown")
+        code, state = post(url + "/api/start", {"env_id": WG, "name": "a", "config_id": 5})
+        assert code == 200 and state["config_id"] == 5 and state["controls"][0]["label"] == "Guess"
+        assert "hidden" not in state["info"]
+        code, state = post(url + "/api/step", {"session": state["session"], "action": "no tags here"})
+        assert code == 200 and state["info"]["turn"] == 0 and state["info"]["format_errors"] == 1
+        assert state["transcript"][-1]["content"].startswith("Invalid action:")
+    finally:
+        server.shutdown()
+
+
+def test_a_person_plays_word_guess_in_the_browser_and_the_report_shows_it(browser, tmp_path):
+    out = tmp_path / "runs"
+    server = make_play_server("127.0.0.1", 0, out)
+    url = serving(server)
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    try:
+        page.goto(url + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        page.fill("#name", "alice")
+        page.select_option("#env", WG)
+        page.fill("#config", "3")
+        page.click("#start")
+        page.wait_for_selector("#controls button[data-control='Guess']")
+        vocabulary = page.eval_on_selector_all("#controls datalist option", "os => os.map(o => o.value)")
+        assert len(vocabulary) == 40
+        page.fill("#free", "I think it is a word")  # free text without the tag: re-prompted, no turn spent
+        page.click("#send")
+        page.wait_for_selector(".msg.reprompt")
+        assert "turn 0/40" in page.inner_text("#status")
+        for turn, word in enumerate(vocabulary, start=1):  # one word per turn until the game ends
+            page.fill("#controls input[name='word']", word)
+            page.click("#controls button[data-control='Guess']")
+            page.wait_for_function(
+                "document.body.dataset.finished === '1' || "
+                f"document.querySelector('#status').textContent.includes('turn {turn}/40')"
+            )
+            if page.evaluate("document.body.dataset.finished === '1'"):
+                break
+        assert page.evaluate("document.body.dataset.finished") == "1"
+        result = page.inner_text("#result")
+        assert "Game over: success" in result and "human:alice" in result
+        check_screenshot(page.screenshot(path=str(tmp_path / "play.png"), full_page=True))
+    finally:
+        page.close()
+        server.shutdown()
+    (record,) = read_episodes(out / "human_alice" / "episodes.jsonl")[0]
+    assert (record["agent"], record["env_id"], record["config_id"], record["outcome"]) == (
+        "human:alice",
+        WG,
+        3,
+        "success",
+    )
+    assert record["format_errors"] == 1 and record["transcript"][0]["role"] == "user"
+
+    res = cli("report", str(out), "--out", str(tmp_path / "rep"))
+    assert res.returncode == 0, res.stderr
+    assert "| WordGuess | human:alice | 1 |" in res.stdout  # beside the random and oracle rows
+    assert "| WordGuess | oracle | 1 |" in res.stdout
+    html_page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        html_page.goto((tmp_path / "rep" / "report.html").as_uri())  # offline: a file, no server
+        html_page.wait_for_selector("body[data-ready='1']")
+        assert "human:alice" in html_page.inner_text("#tables")
+        agents = html_page.eval_on_selector_all("#f-agent option", "os => os.map(o => o.textContent)")
+        assert set(agents) == {"all", "human:alice", "random", "oracle"}
+        sizes = html_page.eval_on_selector_all("figure img", "is => is.map(i => i.naturalWidth)")
+        assert len(sizes) == 2 and min(sizes) > 300  # scores.png and turns.png, embedded
+        html_page.select_option("#f-agent", label="human:alice")
+        assert html_page.inner_text("#f-count") == "1 of 3 episodes"
+        html_page.click("#list tbody tr")
+        html_page.wait_for_selector("#episode .msg")
+        assert html_page.locator("#episode .msg.reprompt").count() == 1  # the re-prompt, marked
+        assert "Hidden state" in html_page.inner_text("#episode")
+        check_screenshot(html_page.screenshot(path=str(tmp_path / "report.png"), full_page=True))
+    finally:
+        html_page.close()
+
+
+def test_report_html_filters_episodes_and_view_serves_it(browser, tmp_path):
+    res = cli(
+        "eval",
+        "--env",
+        "MTP/HiddenNumber-v0,MTP/TuringMachine-v0",
+        "--agent",
+        "oracle,random",
+        "--split",
+        "4",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    )
+    assert res.returncode == 0, res.stderr
+    server = make_view_server("127.0.0.1", 0, tmp_path / "report")
+    url = serving(server)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(url + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        assert page.inner_text("#f-count") == "16 of 16 episodes"
+        page.select_option("#f-task", label="TuringMachine")
+        page.select_option("#f-agent", label="oracle")
+        assert page.inner_text("#f-count") == "4 of 16 episodes"
+        first = page.inner_text("#list tbody tr td:nth-child(3)")  # a configuration the split holds
+        page.fill("#f-config", first)
+        assert page.inner_text("#f-count") == "1 of 16 episodes"
+        page.click("#list tbody tr")
+        text = page.inner_text("#episode")
+        assert "outcome success" in text and '"answer":' in text  # the secret code, revealed at the end
+        assert page.locator("#episode .msg.agent").count() >= 4
+        page.fill("#f-config", "")
+        page.select_option("#f-outcome", "failure")
+        assert page.locator("#list tbody tr").count() == int(page.inner_text("#f-count").split()[0])
+    finally:
+        page.close()
+        server.shutdown()
