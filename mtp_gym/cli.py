@@ -95,13 +95,29 @@ def _unit_float(text: str) -> float:
     return value
 
 
-EVAL_EXAMPLES = """examples:
-  mtp-gym eval --env all --agent oracle,random --split 100
-  mtp-gym eval --env MTP/WordGuess-v0 --agent openai:gpt-4o-mini --base-url http://127.0.0.1:8000/v1 \\
-      --temperature 0.7 --top-p 0.95 --samples 4 --workers 16
-  mtp-gym eval --env MTP/HiddenNumber-v0 --agent oracle --env-kwargs '{"difficulty": 5}' --out runs/L5
-  mtp-gym eval --env MTP/HiddenNumber-v0 --agent random --probe noise --out runs/noise
-  mtp-gym eval --env MTP/TuringMachine-v0 --agent hf:smollm2 --split 10 --seed 1"""
+EVAL_EXAMPLES = (
+    "mtp-gym eval --env all --agent oracle,random --split 100",
+    "mtp-gym eval --env MTP/WordGuess-v0 --agent openai:gpt-4o-mini --base-url http://127.0.0.1:8000/v1 \\\n"
+    "      --temperature 0.7 --top-p 0.95 --samples 4 --workers 16",
+    "mtp-gym eval --env MTP/HiddenNumber-v0 --agent oracle --env-kwargs '{\"difficulty\": 5}' --out runs/L5",
+    "mtp-gym eval --env MTP/HiddenNumber-v0 --agent random --probe noise --out runs/noise",
+    "mtp-gym eval --env MTP/TuringMachine-v0 --agent hf:smollm2 --split 10 --seed 1",
+)
+
+
+def _listen(parser: argparse.ArgumentParser, port: int) -> None:
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+    )
+    parser.add_argument("--port", type=_non_negative_int, default=port, help=f"port (default {port}; 0: any free port)")
+
+
+def _examples(*lines: str) -> dict[str, Any]:
+    """``add_parser`` kwargs that end a command's ``--help`` with example command lines."""
+    return {
+        "epilog": "examples:\n" + "\n".join(f"  {line}" for line in lines),
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
 
 
 def _model_kwargs(spec: str, args: argparse.Namespace, extra: dict[str, Any]) -> dict[str, Any]:
@@ -431,25 +447,20 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Human play in the browser (``mtp_gym.web.server``)."""
-    from mtp_gym.web.server import make_play_server
+    from mtp_gym.web.server import make_play_server, run_until_interrupted
 
     server = make_play_server(args.host, args.port, args.out)
     host, port = server.server_address[:2]
     print(
         f"mtp-gym play server on http://{host}:{port}/ ; finished games go to {args.out}/human_<name>/; Ctrl-C stops it"
     )
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    run_until_interrupted(server)
     return 0
 
 
 def cmd_view(args: argparse.Namespace) -> int:
     """Serve a report directory's report.html on 127.0.0.1 and open it in the browser."""
-    from mtp_gym.web.server import make_view_server
+    from mtp_gym.web.server import make_view_server, run_until_interrupted
 
     directory = Path(args.dir)
     if not (directory / "report.html").exists() and (directory / "report" / "report.html").exists():
@@ -464,12 +475,7 @@ def cmd_view(args: argparse.Namespace) -> int:
         import webbrowser
 
         webbrowser.open(url)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    run_until_interrupted(server)
     return 0
 
 
@@ -526,16 +532,14 @@ def build_parser() -> argparse.ArgumentParser:
     ls = sub.add_parser(
         "list",
         help="every env id with its suite, levels, split size and scripted agents",
-        epilog="examples:\n  mtp-gym list\n  mtp-gym list --json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **_examples("mtp-gym list", "mtp-gym list --json"),
     )
     ls.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
     ls.set_defaults(func=cmd_list)
     ev = sub.add_parser(
         "eval",
         help="play agents over benchmark splits (resumable JSONL log) and print the report",
-        epilog=EVAL_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **_examples(*EVAL_EXAMPLES),
     )
     ev.add_argument("--env", required=True, help="env id(s), comma separated, or 'all'")
     ev.add_argument(
@@ -612,7 +616,14 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.add_argument("--no-report", action="store_true", help="do not print/write the report at the end")
     ev.set_defaults(func=cmd_eval)
-    rp = sub.add_parser("report", help="tables (Markdown, CSV) and figures from run directories")
+    rp = sub.add_parser(
+        "report",
+        help="tables (Markdown, CSV), figures and report.html from run directories",
+        **_examples(
+            "mtp-gym report runs",
+            "mtp-gym report runs/openai_gpt-4o runs/human_alice --out cmp --price openai:gpt-4o=2.5,10",
+        ),
+    )
     rp.add_argument("dirs", nargs="+", metavar="DIR", help="run directories, or directories holding them")
     rp.add_argument("--out", help="where to write report.md/.csv and the figures (default: DIR/report)")
     rp.add_argument(
@@ -629,7 +640,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="let the baselines import the code a run directory's env kwargs name ('module:Class' outside mtp_gym)",
     )
     rp.set_defaults(func=cmd_report)
-    pl = sub.add_parser("play", help="play an env yourself in the terminal")
+    pl = sub.add_parser(
+        "play",
+        help="play an env yourself in the terminal",
+        **_examples(
+            "mtp-gym play MTP/WordGuess-v0 --config-id 0", "mtp-gym play MTP/TuringMachine-v0 --out runs --name alice"
+        ),
+    )
     pl.add_argument("env", metavar="ID", help="env id")
     pl.add_argument("--config-id", type=int, help="benchmark configuration (default: drawn from --seed)")
     pl.add_argument("--seed", type=int, help="seed for reset")
@@ -640,23 +657,21 @@ def build_parser() -> argparse.ArgumentParser:
     sv = sub.add_parser(
         "serve",
         help="play the puzzles in the browser; finished games are logged for `mtp-gym report`",
-        epilog="examples:\n  mtp-gym serve --out runs        # then open http://127.0.0.1:8765/\n"
-        "  mtp-gym report runs             # human:<name> rows beside the models",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **_examples(
+            "mtp-gym serve --out runs        # then open http://127.0.0.1:8765/",
+            "mtp-gym report runs             # human:<name> rows beside the models",
+        ),
     )
-    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    sv.add_argument("--port", type=_non_negative_int, default=8765, help="port (default 8765; 0: any free port)")
+    _listen(sv, 8765)
     sv.add_argument("--out", default="runs", help="where finished games go: OUT/human_<name>/ (default: runs)")
     sv.set_defaults(func=cmd_serve)
     vw = sub.add_parser(
         "view",
         help="open a report's report.html through a small local server",
-        epilog="example:\n  mtp-gym report runs && mtp-gym view runs/report",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **_examples("mtp-gym view runs/report", "mtp-gym view runs --port 0 --no-browser"),
     )
     vw.add_argument("dir", metavar="DIR", help="a report directory (or a run directory holding report/)")
-    vw.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    vw.add_argument("--port", type=_non_negative_int, default=8766, help="port (default 8766; 0: any free port)")
+    _listen(vw, 8766)
     vw.add_argument("--no-browser", action="store_true", help="do not open a browser")
     vw.set_defaults(func=cmd_view)
     se = sub.add_parser(

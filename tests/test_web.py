@@ -193,3 +193,21 @@ def test_report_html_filters_episodes_and_view_serves_it(browser, tmp_path):
     finally:
         page.close()
         server.shutdown()
+
+
+def test_terminal_play_logs_the_game_for_the_report(tmp_path):
+    import gymnasium as gym
+
+    from mtp_gym.web.controls import controls
+
+    obs, _ = gym.make(WG).reset(options={"config_id": 3})
+    words = controls(WG, [obs])[0]["fields"][0]["options"]
+    moves = "hello\n" + "".join(f"<attempt>{w}</attempt>\n" for w in words)
+    res = cli("play", WG, "--config-id", "3", "--out", str(tmp_path), "--name", "bob", input=moves, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "[format] Reply with one word from the vocabulary as <attempt>WORD</attempt>." in res.stdout
+    assert "Logged as human:bob" in res.stdout
+    (record,) = read_episodes(tmp_path / "human_bob" / "episodes.jsonl")[0]
+    assert (record["outcome"], record["config_id"], record["format_errors"]) == ("success", 3, 1)
+    res = cli("play", WG, "--out", str(tmp_path), "--name", "no spaces")
+    assert res.returncode != 0 and "--name: name must be" in res.stderr

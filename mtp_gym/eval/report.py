@@ -448,7 +448,8 @@ def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
         "| tokens in/out per ep | cost $ |"
     )
     lines = [head, "|" + "---|" * 16]
-    for r in sorted(rows, key=lambda r: (_task_order(r.task), r.agent not in BASELINES, r.agent)):
+    order = {a: i for i, a in enumerate(BASELINES, start=1)}  # models first, then random, then oracle
+    for r in sorted(rows, key=lambda r: (_task_order(r.task), order.get(r.agent, 0), r.agent)):
         lines.append(
             f"| {r.task_name} | {r.agent} | {r.episodes} | {_fmt(r.mean_score)} {_interval(r.score_lo, r.score_hi)} "
             f"| {_fmt(r.success_rate, True)} {_interval(r.success_lo, r.success_hi, True)} "

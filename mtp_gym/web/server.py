@@ -32,7 +32,7 @@ from mtp_gym.eval.log import to_jsonable
 from mtp_gym.registration import ENV_IDS
 from mtp_gym.web.controls import controls
 
-__all__ = ["PlayApp", "make_play_server", "make_view_server"]
+__all__ = ["PlayApp", "make_play_server", "make_view_server", "run_until_interrupted"]
 
 STATIC = ("play.html", "play.js", "play.css")
 #: Sessions idle longer than this are dropped; at most ``MAX_SESSIONS`` are kept.
@@ -231,3 +231,13 @@ def make_view_server(host: str, port: int, directory: str | Path) -> ThreadingHT
     server = ThreadingHTTPServer((host, port), partial(_ViewHandler, directory=str(directory)))
     server.daemon_threads = True
     return server
+
+
+def run_until_interrupted(server: ThreadingHTTPServer) -> None:
+    """Serve until Ctrl-C, then close the socket."""
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
