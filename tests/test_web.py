@@ -211,3 +211,51 @@ def test_terminal_play_logs_the_game_for_the_report(tmp_path):
     assert (record["outcome"], record["config_id"], record["format_errors"]) == ("success", 3, 1)
     res = cli("play", WG, "--out", str(tmp_path), "--name", "no spaces")
     assert res.returncode != 0 and "--name: name must be" in res.stderr
+
+
+def fill(control: dict, *values: str) -> str:
+    text = control["template"]
+    for field, value in zip(control["fields"], values):
+        text = text.replace("{" + field["name"] + "}", value)
+    return text
+
+
+def test_the_play_controls_write_moves_the_env_accepts():
+    import gymnasium as gym
+
+    from mtp_gym.web.controls import controls
+
+    def run(env_id: str, choose) -> dict:
+        env = gym.make(env_id)
+        obs, info = env.reset(options={"config_id": 0})
+        seen = [obs]
+        for turn in range(40):
+            obs, _, terminated, truncated, info = env.step(
+                choose(turn, {c["label"]: c for c in controls(env_id, seen)})
+            )
+            seen.append(obs)
+            assert info["format_errors"] == 0, (env_id, turn, obs)
+            if terminated or truncated:
+                break
+        return info
+
+    def movie(turn, cs):
+        if "Recommend" in cs:
+            return fill(cs["Recommend"], cs["Recommend"]["fields"][0]["options"][-1])
+        titles = cs["Ask"]["fields"][0]["options"]
+        return fill(cs["Ask"], titles[turn], titles[turn + 1])
+
+    assert run("MTP/MovieRec-v0", movie)["outcome"] in ("success", "failure")
+    tm = ["code", "verifier", "skip", "skip"]  # propose, test one verifier, end the tests, next round
+    info = run(
+        "MTP/TuringMachine-v0",
+        lambda turn, cs: {
+            "code": lambda: fill(cs["Propose / submit code"], "1", "2", "3"),
+            "verifier": lambda: fill(cs["Test verifier"], cs["Test verifier"]["fields"][0]["options"][0]),
+            "skip": lambda: fill(cs["Skip"]),
+        }[tm[turn % len(tm)]](),
+    )
+    assert info["turn"] >= 8
+    info = run("MTP/WordGuess-v0", lambda turn, cs: fill(cs["Guess"], cs["Guess"]["fields"][0]["options"][turn]))
+    assert info["outcome"] == "success"
+    assert run("MTP/TwentyQuestions-v0", lambda turn, cs: fill(cs["No"]))["turn"] >= 1

@@ -139,7 +139,7 @@ def write_html(
     page = (
         page.replace("{{title}}", html.escape(title))
         .replace("{{style}}", (assets / "report.css").read_text())
-        .replace("{{script}}", (assets / "report.js").read_text())
+        .replace("{{script}}", (assets / "pretty.js").read_text() + (assets / "report.js").read_text())
         .replace("{{tables}}", markdown_to_html(markdown_text))
         .replace("{{figures}}", "\n".join(images))
         .replace("{{count}}", str(len(episodes)))

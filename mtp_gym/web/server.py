@@ -34,7 +34,8 @@ from mtp_gym.web.controls import controls
 
 __all__ = ["PlayApp", "make_play_server", "make_view_server", "run_until_interrupted"]
 
-STATIC = ("play.html", "play.js", "play.css")
+STATIC = ("play.html", "play.js", "play.css", "pretty.js")
+SHARED = "pretty.js"
 #: Sessions idle longer than this are dropped; at most ``MAX_SESSIONS`` are kept.
 IDLE_SECONDS = 2 * 3600
 MAX_SESSIONS = 256
@@ -183,7 +184,10 @@ class _PlayHandler(SimpleHTTPRequestHandler):
         name = "play.html" if path in ("/", "/index.html") else path.removeprefix("/static/")
         if name not in STATIC:
             return self._json(404, {"error": f"not found: {path}"})
-        data = (resources.files("mtp_gym.web") / "static" / name).read_bytes()
+        if name == SHARED:  # the JSON pretty-printer report.html inlines
+            data = (resources.files("mtp_gym.eval") / "assets" / name).read_bytes()
+        else:
+            data = (resources.files("mtp_gym.web") / "static" / name).read_bytes()
         kind = {"html": "text/html", "js": "text/javascript", "css": "text/css"}[name.rsplit(".", 1)[1]]
         self.send_response(200)
         self.send_header("Content-Type", f"{kind}; charset=utf-8")

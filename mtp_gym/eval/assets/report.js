@@ -79,7 +79,7 @@ function show(i) {
     pane.appendChild(div);
   }
   const hid = document.createElement("h4"); hid.textContent = "Hidden state (revealed at the end)"; pane.appendChild(hid);
-  const pre = document.createElement("pre"); pre.className = "hidden"; pre.textContent = JSON.stringify(e[F.hidden], null, 2);
+  const pre = document.createElement("pre"); pre.className = "hidden"; pre.textContent = pretty(e[F.hidden]);
   pane.appendChild(pre);
 }
 

@@ -82,7 +82,7 @@ function render(state) {
     const p = document.createElement("p");
     p.textContent = `Saved as ${r.agent} (sample ${r.sample}) in ${r.logged_to}. The hidden state:`;
     const pre = document.createElement("pre");
-    pre.textContent = JSON.stringify(r.hidden, null, 2);
+    pre.textContent = pretty(r.hidden);
     res.append(h, p, pre);
     document.body.dataset.finished = "1";
   }
