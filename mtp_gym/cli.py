@@ -551,9 +551,17 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--split", default="full", help="'full' or N configurations spread evenly over the split (default: full)"
     )
-    ev.add_argument("--workers", type=_positive_int, default=1, help="episodes played at once (default: 1)")
     ev.add_argument(
-        "--executor", default="auto", help="auto (threads for models, processes for scripted agents), thread, process"
+        "--workers",
+        type=_positive_int,
+        default=1,
+        help="episodes played at once; for openai: agents, requests in flight at the server (default: 1)",
+    )
+    ev.add_argument(
+        "--executor",
+        default="auto",
+        help="auto (one event loop for openai: agents, threads for local models, processes for scripted "
+        "agents), async, thread, process",
     )
     ev.add_argument(
         "--backend",

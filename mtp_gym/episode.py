@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -33,6 +33,8 @@ __all__ = [
     "InfrastructureError",
     "Policy",
     "Step",
+    "aplay",
+    "arun_episode",
     "play",
     "play_to_end",
     "public_info",
@@ -125,6 +127,25 @@ def play(env: gym.Env, policy: Policy, *, config_id: int | None = None, seed: in
         yield step
 
 
+async def aplay(
+    env: gym.Env, policy: Any, *, config_id: int | None = None, seed: int | None = None
+) -> AsyncIterator[Step]:
+    """:func:`play` for a policy whose ``aact`` is a coroutine (it runs on the event loop; the
+    env's steps run inline, they take microseconds)."""
+    if seed is None:
+        seed = config_id
+    options = None if config_id is None else {"config_id": config_id}
+    obs, info = env.reset(seed=seed, options=options)
+    policy.reset(seed=seed)
+    step = Step(obs, info)
+    yield step
+    while not step.done:
+        action = await policy.aact(step.observation, public_info(step.info))
+        obs, reward, terminated, truncated, info = env.step(action)
+        step = Step(obs, info, action, float(reward), bool(terminated), bool(truncated))
+        yield step
+
+
 def play_to_end(env: gym.Env, policy: Policy, *, config_id: int | None = None, seed: int | None = None) -> Step:
     """Play a whole episode (see :func:`play`) and return its last step: final observation and info."""
     return deque(play(env, policy, config_id=config_id, seed=seed), maxlen=1)[0]
@@ -193,41 +214,82 @@ def run_episode(
     """
     if seed is None:
         seed = config_id
-    start = time.perf_counter()
-    error = overflow = None
-    rewards: list[float] = []
-    step = None
+    run = _Run(env, policy, seed, on_step)
     try:
         for step in play(env, policy, config_id=config_id, seed=seed):
-            if step.action is not None:
-                rewards.append(step.reward)
-            if on_step is not None:
-                on_step(step)
-    except InfrastructureError as err:
-        if step is None:  # the policy could not even start: nothing was played
-            raise
-        error = str(err) or type(err).__name__
-    except ContextOverflow as err:
-        if step is None:
-            raise
-        overflow = str(err) or type(err).__name__
-    info = step.info
-    base = env.unwrapped
-    usage = getattr(policy, "usage", None) or {}
-    return EpisodeResult(
-        env_id=env.spec.id if env.spec else type(base).__name__,
-        config_id=info["config_id"],
-        outcome=INFRA_ERROR if error else CONTEXT_OVERFLOW if overflow else info["outcome"],
-        score=float("nan") if error else 0.0 if overflow else float(info["score"]),
-        turns=info["turn"],
-        format_errors=info["format_errors"],
-        seconds=time.perf_counter() - start,
-        transcript=_with_reasoning(base.transcript if hasattr(base, "transcript") else [], policy),
-        prompt_tokens=int(usage.get("prompt_tokens", 0)),
-        completion_tokens=int(usage.get("completion_tokens", 0)),
-        error=error or overflow,
-        actors=list(getattr(policy, "actors", [])),
-        seed=seed,
-        hidden=info.get("hidden", {}) if not error else {},
-        rewards=rewards,
-    )
+            run.took(step)
+    except (InfrastructureError, ContextOverflow) as err:
+        run.failed(err)
+    return run.result()
+
+
+async def arun_episode(
+    env: gym.Env,
+    policy: Any,
+    *,
+    config_id: int | None = None,
+    seed: int | None = None,
+    on_step: Callable[[Step], None] | None = None,
+) -> EpisodeResult:
+    """:func:`run_episode` for a policy with a coroutine ``aact`` (see :func:`aplay`)."""
+    if seed is None:
+        seed = config_id
+    run = _Run(env, policy, seed, on_step)
+    try:
+        async for step in aplay(env, policy, config_id=config_id, seed=seed):
+            run.took(step)
+    except (InfrastructureError, ContextOverflow) as err:
+        run.failed(err)
+    return run.result()
+
+
+class _Run:
+    """What :func:`run_episode` and :func:`arun_episode` gather while an episode is played."""
+
+    def __init__(self, env: gym.Env, policy: Any, seed: int | None, on_step: Callable[[Step], None] | None) -> None:
+        self.env, self.policy, self.seed, self.on_step = env, policy, seed, on_step
+        self.start = time.perf_counter()
+        self.error: str | None = None
+        self.overflow: str | None = None
+        self.rewards: list[float] = []
+        self.step: Step | None = None
+
+    def took(self, step: Step) -> None:
+        self.step = step
+        if step.action is not None:
+            self.rewards.append(step.reward)
+        if self.on_step is not None:
+            self.on_step(step)
+
+    def failed(self, err: Exception) -> None:
+        if self.step is None:  # the policy could not even start: nothing was played
+            raise err
+        message = str(err) or type(err).__name__
+        if isinstance(err, ContextOverflow):
+            self.overflow = message
+        else:
+            self.error = message
+
+    def result(self) -> EpisodeResult:
+        env, policy, seed, step = self.env, self.policy, self.seed, self.step
+        error, overflow, rewards, start = self.error, self.overflow, self.rewards, self.start
+        info = step.info
+        base = env.unwrapped
+        usage = getattr(policy, "usage", None) or {}
+        return EpisodeResult(
+            env_id=env.spec.id if env.spec else type(base).__name__,
+            config_id=info["config_id"],
+            outcome=INFRA_ERROR if error else CONTEXT_OVERFLOW if overflow else info["outcome"],
+            score=float("nan") if error else 0.0 if overflow else float(info["score"]),
+            turns=info["turn"],
+            format_errors=info["format_errors"],
+            seconds=time.perf_counter() - start,
+            transcript=_with_reasoning(base.transcript if hasattr(base, "transcript") else [], policy),
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+            error=error or overflow,
+            actors=list(getattr(policy, "actors", [])),
+            seed=seed,
+            hidden=info.get("hidden", {}) if not error else {},
+            rewards=rewards,
+        )

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import socket
 import time
@@ -53,11 +54,32 @@ class Sleeps(list):
         self.append(seconds)
 
 
-def agent(url: str, **kw) -> tuple[OpenAIChatAgent, Sleeps]:
-    sleeps = Sleeps()
-    a = OpenAIChatAgent("m", base_url=url, sleep=sleeps, **{"backoff": 0.01, "max_retries": 3, **kw})
-    a.reset(seed=0)
-    return a, sleeps
+class AsyncDriven(OpenAIChatAgent):
+    """The same agent, each action played through its event-loop path (``aact``)."""
+
+    def act(self, observation, info):
+        self._aconnection = None  # a new loop per action: its streams belong to that loop
+        return asyncio.run(self.aact(observation, info))
+
+
+@pytest.fixture(autouse=True, params=["blocking", "asyncio"])
+def transport(request):
+    """Every test here runs through the blocking connection and through the asyncio one."""
+    return request.param
+
+
+AGENT_CLASS = {"blocking": OpenAIChatAgent, "asyncio": AsyncDriven}
+
+
+@pytest.fixture
+def agent(transport):
+    def make(url: str, **kw) -> tuple[OpenAIChatAgent, Sleeps]:
+        sleeps = Sleeps()
+        a = AGENT_CLASS[transport]("m", base_url=url, sleep=sleeps, **{"backoff": 0.01, "max_retries": 3, **kw})
+        a.reset(seed=0)
+        return a, sleeps
+
+    return make
 
 
 @pytest.mark.parametrize(
@@ -74,7 +96,7 @@ def agent(url: str, **kw) -> tuple[OpenAIChatAgent, Sleeps]:
     ],
     ids=["500", "502", "429", "dropped", "malformed-json", "html", "empty-choices", "error-in-200"],
 )
-def test_a_transient_fault_is_retried_then_the_reply_is_used(fault):
+def test_a_transient_fault_is_retried_then_the_reply_is_used(fault, agent):
     with FakeEndpoint([fault]) as ep:
         a, sleeps = agent(ep.url)
         assert a.act("hello", {}) == "<attempt>STARE</attempt>"
@@ -83,7 +105,7 @@ def test_a_transient_fault_is_retried_then_the_reply_is_used(fault):
 
 
 @pytest.mark.parametrize("fault", [raw(b"<html>proxy error</html>", "text/html"), raw(b'{"choices": []}')])
-def test_when_retries_are_spent_it_is_an_infra_error_never_a_reply(fault):
+def test_when_retries_are_spent_it_is_an_infra_error_never_a_reply(fault, agent):
     with FakeEndpoint([fault] * 3) as ep:
         a, _ = agent(ep.url, max_retries=2)
         with pytest.raises(InfrastructureError, match="after 3 tries"):
@@ -93,7 +115,7 @@ def test_when_retries_are_spent_it_is_an_infra_error_never_a_reply(fault):
     assert result.outcome == "infra_error" and result.format_errors == 0 and result.turns == 0
 
 
-def test_retry_after_seconds_and_http_date_are_honoured():
+def test_retry_after_seconds_and_http_date_are_honoured(agent):
     when = email.utils.formatdate(time.time() + 3, usegmt=True)
     script = [status(429, headers={"Retry-After": "2"}), status(503, headers={"Retry-After": when})]
     with FakeEndpoint(script) as ep:
@@ -104,7 +126,7 @@ def test_retry_after_seconds_and_http_date_are_honoured():
 
 
 @pytest.mark.parametrize(("code", "body"), OVERFLOWS, ids=["openai", "vllm", "llama.cpp", "sglang", "tgi"])
-def test_a_context_overflow_is_the_models_failure_at_once(code, body):
+def test_a_context_overflow_is_the_models_failure_at_once(code, body, agent):
     assert is_context_overflow(code, body)
     with FakeEndpoint([status(code, body)]) as ep:
         a, sleeps = agent(ep.url)
@@ -121,7 +143,7 @@ def test_ordinary_errors_are_not_context_overflows():
     assert not is_context_overflow(200, "maximum context length")
 
 
-def test_a_rejected_request_is_an_infra_error_at_once():
+def test_a_rejected_request_is_an_infra_error_at_once(agent):
     with FakeEndpoint([status(404, '{"error": "no such model"}')]) as ep:
         a, sleeps = agent(ep.url)
         with pytest.raises(InfrastructureError, match="HTTP 404"):
@@ -129,7 +151,7 @@ def test_a_rejected_request_is_an_infra_error_at_once():
     assert not sleeps and a.usage["retries"] == 0
 
 
-def test_a_trickling_server_cannot_hold_a_request_past_its_deadline():
+def test_a_trickling_server_cannot_hold_a_request_past_its_deadline(agent):
     with FakeEndpoint([trickle(0.2)] * 2) as ep:  # the whole body would take about 40 s
         a, _ = agent(ep.url, timeout=1.0, max_retries=1)
         start = time.monotonic()
@@ -139,7 +161,7 @@ def test_a_trickling_server_cannot_hold_a_request_past_its_deadline():
     assert took < 4.0, f"held for {took:.1f} s with timeout=1"
 
 
-def test_the_action_budget_bounds_all_retries():
+def test_the_action_budget_bounds_all_retries(agent):
     with FakeEndpoint([status(503, headers={"Retry-After": "30"})] * 5) as ep:
         a, sleeps = agent(ep.url, action_timeout=10.0, max_backoff=60.0)
         with pytest.raises(InfrastructureError, match="action_timeout=10s"):
@@ -147,7 +169,7 @@ def test_the_action_budget_bounds_all_retries():
     assert not sleeps  # a 30 s wait does not fit in a 10 s action
 
 
-def test_nothing_listening_is_endpoint_unreachable():
+def test_nothing_listening_is_endpoint_unreachable(agent):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -157,7 +179,7 @@ def test_nothing_listening_is_endpoint_unreachable():
     assert len(sleeps) == 2
 
 
-def test_reasoning_content_is_stored_in_the_transcript_not_sent_back():
+def test_reasoning_content_is_stored_in_the_transcript_not_sent_back(agent):
     script = [reply("<attempt>STARE</attempt>", reasoning="Common letters first."), reply("<attempt>BLOKE</attempt>")]
     with FakeEndpoint(script, default=reply("<attempt>CRANE</attempt>")) as ep:
         a, _ = agent(ep.url)
@@ -168,7 +190,7 @@ def test_reasoning_content_is_stored_in_the_transcript_not_sent_back():
     assert all("Common letters" not in m["content"] and set(m) == {"role", "content"} for m in sent)
 
 
-def test_credentials_in_the_url_are_used_but_never_shown():
+def test_credentials_in_the_url_are_used_but_never_shown(agent):
     assert redact_url("http://alice:s3cret@host:8000/v1?api_key=abc&x=1") == "http://host:8000/v1?api_key=%2A%2A%2A&x=1"
     with FakeEndpoint([status(401, '{"error": "bad key"}')]) as ep:
         url = ep.url.replace("http://", "http://alice:s3cret@")
@@ -178,7 +200,7 @@ def test_credentials_in_the_url_are_used_but_never_shown():
     assert "s3cret" not in str(err.value) and "s3cret" not in a.base_url
 
 
-def test_the_proxy_environment_variables_are_honoured(monkeypatch):
+def test_the_proxy_environment_variables_are_honoured(monkeypatch, agent):
     with FakeEndpoint() as proxy:  # a plain-http proxy receives the absolute URL
         monkeypatch.setenv("http_proxy", proxy.url.replace("http://", "http://bob:pw@").removesuffix("/v1"))
         monkeypatch.setenv("no_proxy", "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from mtp_gym.agents.llm.prompts import PromptStyle, get_prompt_style
@@ -45,11 +46,21 @@ class ChatAgent:
         self.last_reasoning: str | None = None
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        return self._record(*self.complete(self._prompt(observation, info)))
+
+    async def aact(self, observation: str, info: dict[str, Any]) -> str:
+        """:meth:`act` on the running event loop (the harness's ``async`` executor)."""
+        return self._record(*await self.acomplete(self._prompt(observation, info)))
+
+    def _prompt(self, observation: str, info: dict[str, Any]) -> list[dict[str, str]]:
+        """The messages to send for this observation (the history, capped)."""
         if info.get("context_reset"):  # the env starts a fresh context here (the necessity probe's phase 2)
             self.history = self.history[:1] if self.style.system_prompt else []
         self.history.append({"role": "user", "content": self.style.user_message(observation)})
         self.last_reasoning = None
-        text, prompt_tokens, completion_tokens = self.complete(cap_history(self.history, self.max_history))
+        return cap_history(self.history, self.max_history)
+
+    def _record(self, text: str, prompt_tokens: int, completion_tokens: int) -> str:
         self.reasoning.append(self.last_reasoning)
         self.usage["prompt_tokens"] += prompt_tokens
         self.usage["completion_tokens"] += completion_tokens
@@ -76,3 +87,7 @@ class ChatAgent:
     def complete(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
         """The model's reply to ``messages`` and the (prompt, completion) token counts."""
         raise NotImplementedError
+
+    async def acomplete(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
+        """:meth:`complete` without blocking the event loop (default: in a worker thread)."""
+        return await asyncio.to_thread(self.complete, messages)

@@ -235,7 +235,7 @@ class Connection:
         user = f"{unquote(self.proxy.username)}:{unquote(self.proxy.password or '')}"
         return {"Proxy-Authorization": "Basic " + base64.b64encode(user.encode()).decode()}
 
-    def _target(self, path: str) -> str:
+    def target(self, path: str) -> str:
         """The request target: the path, or the absolute URL when a plain-http proxy forwards it."""
         target = self.path + path + self.query
         if self.proxy is not None and not self.https:
@@ -252,7 +252,7 @@ class Connection:
             sock.settimeout(max(0.001, deadline - time.monotonic()))
             if self.proxy is not None and not self.https:
                 headers = {**headers, **self._proxy_auth()}
-            conn.request("POST", self._target(path), body=body, headers=headers)
+            conn.request("POST", self.target(path), body=body, headers=headers)
             response = conn.getresponse()
             chunks = []
             while True:

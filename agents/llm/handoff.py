@@ -45,11 +45,21 @@ class HandoffAgent:
         }
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        return self._played(observation, self._agent(info).act(observation, info))
+
+    async def aact(self, observation: str, info: dict[str, Any]) -> str:
+        agent = self._agent(info)
+        if hasattr(agent, "aact"):
+            return self._played(observation, await agent.aact(observation, info))
+        return self._played(observation, agent.act(observation, info))
+
+    def _agent(self, info: dict[str, Any]) -> Any:
         if not self._handed_over and info.get("turn", 0) + 1 >= self.handoff_turn:
             self.finisher.take_over(self.messages)
             self._handed_over = True
-        agent = self.finisher if self._handed_over else self.first
-        action = agent.act(observation, info)
+        return self.finisher if self._handed_over else self.first
+
+    def _played(self, observation: str, action: str) -> str:
         self.messages += [{"role": "user", "content": observation}, {"role": "assistant", "content": action}]
         self.actors.append("finisher" if self._handed_over else "first")
         return action

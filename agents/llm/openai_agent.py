@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import logging
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any
 from urllib.parse import unquote
 
+from mtp_gym.agents.llm.async_endpoint import AsyncConnection
 from mtp_gym.agents.llm.chat import ChatAgent
 from mtp_gym.agents.llm.endpoint import Connection, Dropped, Fault, Unreachable, classify, redact_url
 from mtp_gym.agents.llm.prompts import PromptStyle
@@ -89,6 +91,7 @@ class OpenAIChatAgent(ChatAgent):
             api_key = "no-key"
         self.model = model
         self.connection = Connection(base_url or OPENAI_BASE_URL)
+        self._aconnection: AsyncConnection | None = None
         self.base_url = redact_url(base_url)
         self.where = self.base_url or "OpenAI"
         self.headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "mtp-gym"}
@@ -109,14 +112,20 @@ class OpenAIChatAgent(ChatAgent):
         self._jitter = random.Random()
         super().__init__(prompt_style, system_prompt, max_history)
 
-    def complete(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
+    def _payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         payload = {"model": self.model, "messages": messages, **self.params}
         seed = self.fixed_seed if self.fixed_seed is not None else self.seed
         if seed is not None:
             payload["seed"] = seed
+        return payload
+
+    def _attempts(self) -> Generator[tuple[str, float], Any, tuple[str, int, int]]:
+        """The retry policy, apart from any I/O: yields ``("post", deadline)`` and is sent the
+        outcome (a reply dict or a :class:`Fault`), or yields ``("sleep", seconds)``; returns
+        (text, prompt tokens, completion tokens) or raises what ends the action."""
         end = time.monotonic() + self.action_timeout
         for attempt in range(self.max_retries + 1):
-            fault = self._try(payload, min(end, time.monotonic() + self.timeout))
+            fault = yield "post", min(end, time.monotonic() + self.timeout)
             if not isinstance(fault, Fault):
                 self.last_reasoning = fault["reasoning"]
                 return fault["content"], fault["prompt_tokens"], fault["completion_tokens"]
@@ -142,15 +151,57 @@ class OpenAIChatAgent(ChatAgent):
                     "%s is unreachable (%s); retrying for up to %d tries", self.where, fault.message, self.max_retries
                 )
             self.usage["retries"] += 1
-            self._sleep(delay)
+            yield "sleep", delay
         raise AssertionError("unreachable")  # the loop returns or raises
+
+    def complete(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
+        payload = self._payload(messages)
+        policy = self._attempts()
+        outcome: Any = None
+        try:
+            while True:
+                kind, value = policy.send(outcome)
+                outcome = self._try(payload, value) if kind == "post" else self._sleep(value)
+        except StopIteration as done:
+            return done.value
+
+    async def acomplete(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
+        payload = self._payload(messages)
+        policy = self._attempts()
+        outcome: Any = None
+        try:
+            while True:
+                kind, value = policy.send(outcome)
+                if kind == "post":
+                    outcome = await self._atry(payload, value)
+                elif self._sleep is time.sleep:
+                    outcome = await asyncio.sleep(value)
+                else:  # an injected clock (tests) decides how waiting works
+                    outcome = self._sleep(value)
+        except StopIteration as done:
+            return done.value
 
     def _try(self, payload: dict[str, Any], deadline: float) -> dict[str, Any] | Fault:
         try:
             answer = self.connection.post("/chat/completions", payload, self.headers, deadline)
-        except Unreachable as err:
-            return Fault(str(err), transient=True, unreachable=True)
-        except Dropped as err:
-            return Fault(str(err), transient=True)
-        result = classify(answer)
-        return result if isinstance(result, Fault) else result[1]
+        except (Unreachable, Dropped) as err:
+            return _transport_fault(err)
+        return _meaning(answer)
+
+    async def _atry(self, payload: dict[str, Any], deadline: float) -> dict[str, Any] | Fault:
+        if self._aconnection is None:
+            self._aconnection = AsyncConnection(self.connection)
+        try:
+            answer = await self._aconnection.post("/chat/completions", payload, self.headers, deadline)
+        except (Unreachable, Dropped) as err:
+            return _transport_fault(err)
+        return _meaning(answer)
+
+
+def _transport_fault(err: Exception) -> Fault:
+    return Fault(str(err), transient=True, unreachable=isinstance(err, Unreachable))
+
+
+def _meaning(answer: Any) -> dict[str, Any] | Fault:
+    result = classify(answer)
+    return result if isinstance(result, Fault) else result[1]

@@ -12,6 +12,7 @@ append every finished episode to the same run directory as it arrives, so resume
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import threading
@@ -27,7 +28,7 @@ import numpy as np
 
 import mtp_gym  # noqa: F401  (registers the ids)
 from mtp_gym.core import check_int
-from mtp_gym.episode import INFRA_ERROR, run_episode
+from mtp_gym.episode import INFRA_ERROR, arun_episode, run_episode
 from mtp_gym.eval.log import RunLog, record_key
 
 __all__ = [
@@ -44,7 +45,7 @@ __all__ = [
     "BackendUnavailable",
 ]
 
-EXECUTORS = ("auto", "thread", "process")
+EXECUTORS = ("auto", "async", "thread", "process")
 BACKENDS = ("local", "ray")
 RAY_INSTALL = "pip install 'ray>=2.10'"
 #: Ray CPUs one episode of an endpoint-only agent (``openai:``) reserves: it mostly waits on the network.
@@ -102,6 +103,10 @@ class AgentConfig:
         from mtp_gym.agents.llm.handoff import HandoffAgent
 
         return HandoffAgent(agent, make_agent(self.finisher, env_id, **self.finisher_kwargs), self.handoff_turn)
+
+    def is_endpoint(self) -> bool:
+        """Whether every agent of the config plays through an endpoint (``openai:``)."""
+        return all(s is None or s.startswith("openai:") for s in (self.spec, self.finisher))
 
     def is_model(self) -> bool:
         from mtp_gym.agents.base import MODEL_PREFIXES
@@ -197,6 +202,30 @@ def play_config(
         cache[key] = (gym.make(env_id, **env_kwargs), agent_config.build(env_id))
     env, agent = cache[key]
     result = run_episode(env, agent, config_id=config_id, seed=episode_seed(config_id, sample, seed))
+    return episode_record(agent_config, env_id, sample, result)
+
+
+async def aplay_config(
+    players: dict[str, Any],
+    agent_config: AgentConfig,
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    config_id: int,
+    sample: int = 0,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """:func:`play_config` on the event loop; ``players`` ({env id: (env, agent)}) belong to
+    one in-flight slot and are reused for its next episodes."""
+    if env_id not in players:
+        players[env_id] = (gym.make(env_id, **env_kwargs), agent_config.build(env_id))
+    env, agent = players[env_id]
+    result = await arun_episode(env, agent, config_id=config_id, seed=episode_seed(config_id, sample, seed))
+    return episode_record(agent_config, env_id, sample, result)
+
+
+def episode_record(agent_config: AgentConfig, env_id: str, sample: int, result: Any) -> dict[str, Any]:
+    """The log record of one played episode."""
+    config_id = result.config_id
     return {
         "agent": agent_config.label,
         "env_id": env_id,
@@ -218,17 +247,65 @@ def play_config(
     }
 
 
-def _executor(kind: str, workers: int, agent_config: AgentConfig) -> Executor | None:
+def _executor_kind(kind: str, workers: int, agent_config: AgentConfig) -> str | None:
+    """``async``, ``thread`` or ``process``; ``None``: play in this thread, one at a time."""
     if kind not in EXECUTORS:
         raise ValueError(f"--executor must be one of {list(EXECUTORS)}, got {kind!r}")
-    if workers == 1 and kind != "process":
-        return None
     if kind == "auto":
-        # Endpoints wait on the network (threads); scripted agents use the CPU (processes).
-        kind = "thread" if agent_config.is_model() else "process"
+        # Endpoints wait on the network (one event loop for every in-flight request); local
+        # models and scripted agents use the CPU (threads / processes).
+        if agent_config.is_endpoint():
+            return "async"
+        if workers == 1:
+            return None
+        return "thread" if agent_config.is_model() else "process"
+    return None if workers == 1 and kind == "thread" else kind
+
+
+def _executor(kind: str, workers: int) -> Executor:
     return (
         ThreadPoolExecutor(workers) if kind == "thread" else ProcessPoolExecutor(workers, initializer=die_with_parent)
     )
+
+
+def _run_async(
+    tasks: list[tuple[str, int, int]],
+    agent_config: AgentConfig,
+    env_kwargs: dict[str, dict[str, Any]],
+    workers: int,
+    on_record: Any,
+    seed: int | None = None,
+) -> None:
+    """Play ``tasks`` on one event loop, ``workers`` episodes (so requests) in flight; each
+    record is handed over as its episode ends. An exception from ``on_record`` stops the run."""
+
+    async def main() -> None:
+        queue = iter(tasks)
+
+        async def slot() -> None:
+            players: dict[str, Any] = {}
+            try:
+                for env_id, config_id, sample in queue:
+                    on_record(
+                        await aplay_config(players, agent_config, env_id, env_kwargs[env_id], config_id, sample, seed)
+                    )
+            finally:
+                for env, agent in players.values():
+                    env.close()
+                    closer = getattr(getattr(agent, "_aconnection", None), "close", None)
+                    if closer is not None:
+                        closer()
+
+        slots = [asyncio.ensure_future(slot()) for _ in range(min(workers, len(tasks)))]
+        try:
+            await asyncio.gather(*slots)
+        finally:
+            for task in slots:
+                task.cancel()
+            await asyncio.gather(*slots, return_exceptions=True)
+
+    if tasks:
+        asyncio.run(main())
 
 
 def die_with_parent(interval: float = 0.5) -> None:
@@ -323,7 +400,7 @@ def _run_ray(
         return
     ray = _ray_connect(address)
     options: dict[str, Any] = {"max_retries": 3}  # retried on worker/node loss, not on Python errors
-    if all(s is None or s.startswith("openai:") for s in (agent_config.spec, agent_config.finisher)):
+    if agent_config.is_endpoint():
         options["num_cpus"] = RAY_ENDPOINT_CPUS
     env_vars = _forwarded_env(agent_config)
     if env_vars:
@@ -449,7 +526,8 @@ def run_eval(
     finished_set = set(finished)
     finished_records = [r for r in log.records if record_key(r) in finished_set and r["outcome"] != INFRA_ERROR]
     bar = _Progress(len(tasks) + len(finished), finished_records, agent_config.label, progress)
-    pool = None if backend == "ray" else _executor(executor, workers, agent_config)
+    kind = None if backend == "ray" else _executor_kind(executor, workers, agent_config)
+    pool = _executor(kind, workers) if kind in ("thread", "process") else None
 
     reached, unreachable = False, 0
 
@@ -471,6 +549,8 @@ def run_eval(
     try:
         if backend == "ray":
             _run_ray(tasks, agent_config, env_kwargs, workers, address, on_record, seed)
+        elif kind == "async":
+            _run_async(tasks, agent_config, env_kwargs, workers, on_record, seed)
         else:
             calls = ((agent_config, e, env_kwargs[e], c, sample, seed) for e, c, sample in tasks)
             if pool is None:

@@ -9,12 +9,11 @@ the same configurations. A person who plays a configuration again adds a new sam
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 from typing import Any
 
 from mtp_gym.episode import EpisodeResult
-from mtp_gym.eval.harness import AgentConfig
+from mtp_gym.eval.harness import AgentConfig, episode_record
 from mtp_gym.eval.log import RunLog
 
 __all__ = ["human_config", "log_human_episode", "check_name"]
@@ -43,24 +42,7 @@ def log_human_episode(
     config = human_config(name)
     with RunLog(Path(out) / config.slug, config.identity(), {env_id: env_kwargs}) as log:
         taken = {r.get("sample", 0) for r in log.records if (r["env_id"], r["config_id"]) == (env_id, result.config_id)}
-        record = {
-            "agent": config.label,
-            "env_id": env_id,
-            "config_id": result.config_id,
-            "sample": min(set(range(len(taken) + 1)) - taken),
-            "seed": result.seed,
-            "outcome": result.outcome,
-            "score": result.score,
-            "turns": result.turns,
-            "format_errors": result.format_errors,
-            "prompt_tokens": 0,
-            "completion_tokens": 0,
-            "seconds": result.seconds,
-            "error": result.error,
-            "actors": [],
-            "transcript": result.transcript,
-            "hidden": result.hidden,
-            "finished_at": time.time(),
-        }
+        sample = min(set(range(len(taken) + 1)) - taken)
+        record = episode_record(config, env_id, sample, result)
         log.append(record)
     return record

@@ -1,0 +1,145 @@
+"""The asyncio twin of :class:`~mtp_gym.agents.llm.endpoint.Connection`: one keep-alive
+HTTP/1.1 connection driven by the event loop, with the same total deadline per exchange.
+
+Many episodes in flight then cost one event loop and one socket each, not one thread each:
+the harness's ``async`` executor plays every in-flight episode of a run on one loop. What an
+answer means is decided by the same :func:`~mtp_gym.agents.llm.endpoint.classify`. Through a
+proxy, the exchange falls back to the blocking connection in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import ssl
+import time
+from typing import Any
+
+from mtp_gym.agents.llm.endpoint import Answer, Connection, Dropped, Unreachable
+
+__all__ = ["AsyncConnection", "read_response"]
+
+_MAX_HEADER = 65536
+
+
+async def read_response(reader: asyncio.StreamReader) -> tuple[Answer, bool]:
+    """One HTTP/1.1 response from ``reader`` and whether the server keeps the connection open."""
+    status_line = await reader.readline()
+    if not status_line:
+        raise ConnectionError("connection closed before the status line")
+    version, _, rest = status_line.decode("latin-1").strip().partition(" ")
+    code, _, reason = rest.partition(" ")
+    if not version.startswith("HTTP/") or not code.isdigit():
+        raise ConnectionError(f"not an HTTP status line: {status_line[:80]!r}")
+    headers: dict[str, str] = {}
+    size = 0
+    while True:
+        line = await reader.readline()
+        size += len(line)
+        if size > _MAX_HEADER:
+            raise ConnectionError("response headers too large")
+        if line in (b"\r\n", b"\n"):
+            break
+        if not line:
+            raise ConnectionError("connection closed inside the headers")
+        name, _, value = line.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    keep = headers.get("connection", "").lower() != "close" and version != "HTTP/1.0"
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        chunks = []
+        while True:
+            size_line = await reader.readline()
+            length = int(size_line.split(b";", 1)[0].strip() or b"0", 16)
+            if length == 0:
+                while (await reader.readline()) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                break
+            chunks.append(await reader.readexactly(length))
+            await reader.readexactly(2)
+        body = b"".join(chunks)
+    elif "content-length" in headers:
+        body = await reader.readexactly(int(headers["content-length"]))
+    else:
+        body = await reader.read()
+        keep = False
+    return Answer(int(code), reason, headers, body), keep
+
+
+class AsyncConnection:
+    """A keep-alive connection to one endpoint on the running event loop.
+
+    Built from a (blocking) :class:`Connection`, whose URL, TLS and proxy decisions it shares.
+    """
+
+    def __init__(self, connection: Connection) -> None:
+        self.sync = connection
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        self._reader = self._writer = None
+
+    async def post(self, path: str, payload: dict[str, Any], headers: dict[str, str], deadline: float) -> Answer:
+        """POST ``payload``; the whole exchange ends by ``deadline`` (``time.monotonic()``), else
+        :class:`Dropped`; :class:`Unreachable` if no connection can be made."""
+        if self.sync.proxy is not None:
+            return await asyncio.to_thread(self.sync.post, path, payload, headers, deadline)
+        body = json.dumps(payload).encode()
+        fresh = self._writer is None
+        if fresh:
+            await self._connect(deadline)
+        try:
+            return await self._exchange(path, body, headers, deadline)
+        except Dropped:
+            self.close()
+            if fresh or time.monotonic() >= deadline:
+                raise
+        await self._connect(deadline)  # a kept-alive connection the server had closed
+        try:
+            return await self._exchange(path, body, headers, deadline)
+        except Dropped:
+            self.close()
+            raise
+
+    async def _connect(self, deadline: float) -> None:
+        c = self.sync
+        timeout = max(0.001, min(c.connect_timeout, deadline - time.monotonic()))
+        context = ssl.create_default_context() if c.https else None
+        try:
+            self._reader, self._writer = await asyncio.wait_for(
+                asyncio.open_connection(c.host, c.port, ssl=context, limit=1 << 20), timeout
+            )
+        except (OSError, ssl.SSLError, asyncio.TimeoutError) as err:
+            raise Unreachable(f"cannot connect to {c.host}:{c.port}: {err or 'timed out'}") from err
+        sock = self._writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    async def _exchange(self, path: str, body: bytes, headers: dict[str, str], deadline: float) -> Answer:
+        reader, writer = self._reader, self._writer
+        assert reader is not None and writer is not None
+        c = self.sync
+        host = c.host if c.port in (80, 443) else f"{c.host}:{c.port}"
+        head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        request = (
+            f"POST {c.target(path)} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {len(body)}\r\n{head}\r\n"
+        ).encode("latin-1") + body
+        try:
+            writer.write(request)
+            answer, keep = await asyncio.wait_for(self._answer(writer, reader), max(0.001, deadline - time.monotonic()))
+        except (OSError, ConnectionError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError) as err:
+            late = time.monotonic() >= deadline
+            raise Dropped(
+                "deadline passed before the answer was complete" if late else f"connection lost: {err}"
+            ) from err
+        if not keep:
+            self.close()
+        return answer
+
+    @staticmethod
+    async def _answer(writer: asyncio.StreamWriter, reader: asyncio.StreamReader) -> tuple[Answer, bool]:
+        await writer.drain()
+        return await read_response(reader)
