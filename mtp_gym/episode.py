@@ -113,17 +113,10 @@ def play(env: gym.Env, policy: Policy, *, config_id: int | None = None, seed: in
     repeatable per configuration. An exception from the policy (e.g. an
     :class:`InfrastructureError`) propagates to the caller.
     """
-    if seed is None:
-        seed = config_id
-    options = None if config_id is None else {"config_id": config_id}
-    obs, info = env.reset(seed=seed, options=options)
-    policy.reset(seed=seed)
-    step = Step(obs, info)
+    step = _begin(env, policy, config_id, seed)
     yield step
     while not step.done:
-        action = policy.act(step.observation, public_info(step.info))
-        obs, reward, terminated, truncated, info = env.step(action)
-        step = Step(obs, info, action, float(reward), bool(terminated), bool(truncated))
+        step = _advance(env, policy.act(step.observation, public_info(step.info)))
         yield step
 
 
@@ -132,18 +125,25 @@ async def aplay(
 ) -> AsyncIterator[Step]:
     """:func:`play` for a policy whose ``aact`` is a coroutine (it runs on the event loop; the
     env's steps run inline, they take microseconds)."""
+    step = _begin(env, policy, config_id, seed)
+    yield step
+    while not step.done:
+        step = _advance(env, await policy.aact(step.observation, public_info(step.info)))
+        yield step
+
+
+def _begin(env: gym.Env, policy: Any, config_id: int | None, seed: int | None) -> Step:
     if seed is None:
         seed = config_id
     options = None if config_id is None else {"config_id": config_id}
     obs, info = env.reset(seed=seed, options=options)
     policy.reset(seed=seed)
-    step = Step(obs, info)
-    yield step
-    while not step.done:
-        action = await policy.aact(step.observation, public_info(step.info))
-        obs, reward, terminated, truncated, info = env.step(action)
-        step = Step(obs, info, action, float(reward), bool(terminated), bool(truncated))
-        yield step
+    return Step(obs, info)
+
+
+def _advance(env: gym.Env, action: Any) -> Step:
+    obs, reward, terminated, truncated, info = env.step(action)
+    return Step(obs, info, action, float(reward), bool(terminated), bool(truncated))
 
 
 def play_to_end(env: gym.Env, policy: Policy, *, config_id: int | None = None, seed: int | None = None) -> Step:

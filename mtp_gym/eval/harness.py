@@ -197,30 +197,32 @@ def play_config(
     cache = getattr(_LOCAL, "cache", None)
     if cache is None:
         cache = _LOCAL.cache = {}
-    key = (repr(agent_config), env_id, repr(sorted(env_kwargs.items())))
-    if key not in cache:
-        cache[key] = (gym.make(env_id, **env_kwargs), agent_config.build(env_id))
-    env, agent = cache[key]
+    env, agent = _player(cache, agent_config, env_id, env_kwargs)
     result = run_episode(env, agent, config_id=config_id, seed=episode_seed(config_id, sample, seed))
     return episode_record(agent_config, env_id, sample, result)
 
 
 async def aplay_config(
-    players: dict[str, Any],
+    players: dict[tuple, Any],
     agent_config: AgentConfig,
-    env_id: str,
     env_kwargs: dict[str, Any],
-    config_id: int,
-    sample: int = 0,
-    seed: int | None = None,
+    task: tuple[str, int, int],
+    seed: int | None,
 ) -> dict[str, Any]:
-    """:func:`play_config` on the event loop; ``players`` ({env id: (env, agent)}) belong to
-    one in-flight slot and are reused for its next episodes."""
-    if env_id not in players:
-        players[env_id] = (gym.make(env_id, **env_kwargs), agent_config.build(env_id))
-    env, agent = players[env_id]
+    """:func:`play_config` of ``task`` (env id, config id, sample) on the event loop; ``players``
+    belong to one in-flight slot and are reused for its next episodes."""
+    env_id, config_id, sample = task
+    env, agent = _player(players, agent_config, env_id, env_kwargs)
     result = await arun_episode(env, agent, config_id=config_id, seed=episode_seed(config_id, sample, seed))
     return episode_record(agent_config, env_id, sample, result)
+
+
+def _player(cache: dict[tuple, Any], agent_config: AgentConfig, env_id: str, env_kwargs: dict[str, Any]) -> Any:
+    """The (env, agent) pair of ``cache`` for this env and kwargs, built on first use."""
+    key = (repr(agent_config), env_id, repr(sorted(env_kwargs.items())))
+    if key not in cache:
+        cache[key] = (gym.make(env_id, **env_kwargs), agent_config.build(env_id))
+    return cache[key]
 
 
 def episode_record(agent_config: AgentConfig, env_id: str, sample: int, result: Any) -> dict[str, Any]:
@@ -283,12 +285,10 @@ def _run_async(
         queue = iter(tasks)
 
         async def slot() -> None:
-            players: dict[str, Any] = {}
+            players: dict[tuple, Any] = {}
             try:
-                for env_id, config_id, sample in queue:
-                    on_record(
-                        await aplay_config(players, agent_config, env_id, env_kwargs[env_id], config_id, sample, seed)
-                    )
+                for task in queue:
+                    on_record(await aplay_config(players, agent_config, env_kwargs[task[0]], task, seed))
             finally:
                 for env, agent in players.values():
                     env.close()
