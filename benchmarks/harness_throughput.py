@@ -5,7 +5,8 @@ Run: ``python benchmarks/harness_throughput.py [--latency 0.2] [--workers 1,8,64
 (its own process, 127.0.0.1) that answers Hidden Number moves after ``--latency`` seconds,
 every episode exactly 4 requests. For each ``--workers W`` it runs, each in a fresh process
 (for its own CPU time and peak RSS): ``mtp-gym eval``'s harness with each executor (``async``,
-the default for ``openai:`` agents; ``thread``, the one it replaced), and a bare asyncio
+the default for ``openai:`` agents; ``thread``, the one it replaced; ``ray``, a local Ray
+instance whose asyncio actors play the episodes), and a bare asyncio
 client (W coroutines, one keep-alive socket each, the same 4 requests per episode). Printed
 per run: requests/s over the window the server was busy (first request in to last answer
 out), the ratio to the ideal ``W / latency``, the mean and peak requests in flight the server
@@ -51,7 +52,7 @@ def run_harness(url: str, workers: int, executor: str) -> dict:
             AgentConfig("openai:latency", {"base_url": url, "max_retries": 0}),
             out,
             workers=workers,
-            executor=executor,
+            **({"backend": "ray"} if executor == "ray" else {"executor": executor}),
             env_kwargs={HN: {"configs_per_level": configs}},
             samples=samples,
             progress=False,
@@ -137,7 +138,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--workers", default="1,8,64,256,1024")
-    parser.add_argument("--executors", default="async,thread")
+    parser.add_argument("--executors", default="async,thread,ray")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--child-workers", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)

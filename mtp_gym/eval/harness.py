@@ -376,14 +376,99 @@ def _import_ray() -> Any:
 
 
 def _ray_connect(address: str | None) -> Any:
-    """The ``ray`` module, connected: an existing connection, else ``address``, else a new local instance."""
+    """The ``ray`` module, connected: an existing connection (which must be ``address``'s
+    cluster when one is given), else ``address``, else a new local instance."""
     ray = _import_ray()
-    if not ray.is_initialized():
-        if address is None and not os.environ.get("RAY_ADDRESS"):
-            ray.init(include_dashboard=False)  # a local instance on this machine's CPUs
-        else:
-            ray.init(address=address)
+    if ray.is_initialized():
+        current = ray.get_runtime_context().gcs_address
+        if address not in (None, "auto") and address.removeprefix("ray://") != current:
+            raise ValueError(
+                f"--address {address}: this process is already connected to the Ray cluster at {current}; "
+                "give that address, or leave --address out to use it"
+            )
+    elif address is None and not os.environ.get("RAY_ADDRESS"):
+        ray.init(include_dashboard=False)  # a local instance on this machine's CPUs
+    else:
+        ray.init(address=address)
     return ray
+
+
+class _EndpointPlayer:
+    """A Ray actor that plays endpoint episodes on its own event loop: every call to
+    :meth:`play` is one in-flight episode (Ray runs an ``async`` actor's calls concurrently),
+    each with an (env, agent) pair taken from the actor's pool of free ones."""
+
+    def __init__(self, agent_config: AgentConfig, env_kwargs: dict[str, dict[str, Any]], seed: int | None) -> None:
+        self.agent_config, self.env_kwargs, self.seed = agent_config, env_kwargs, seed
+        self.free: list[dict[tuple, Any]] = []
+
+    async def play(self, task: tuple[str, int, int]) -> dict[str, Any]:
+        players = self.free.pop() if self.free else {}
+        try:
+            return await aplay_config(players, self.agent_config, self.env_kwargs[task[0]], task, self.seed)
+        finally:
+            self.free.append(players)
+
+
+#: In-flight episodes one Ray actor's event loop plays at most (more in flight: more actors).
+RAY_SLOTS_PER_ACTOR = 256
+#: Times an episode whose actor was lost is played again (on the next actor) before the run fails.
+RAY_REPLAYS = 3
+
+
+def _run_ray_async(
+    ray: Any,
+    tasks: list[tuple[str, int, int]],
+    agent_config: AgentConfig,
+    env_kwargs: dict[str, dict[str, Any]],
+    workers: int,
+    on_record: Any,
+    seed: int | None,
+    options: dict[str, Any],
+) -> None:
+    """Endpoint episodes on Ray: ``workers`` in flight over asyncio actors spread on the nodes."""
+    nodes = sum(1 for n in ray.nodes() if n.get("Alive"))
+    count = min(workers, max(nodes, -(-workers // RAY_SLOTS_PER_ACTOR)))
+    actor_cls = ray.remote(_EndpointPlayer).options(
+        num_cpus=RAY_ENDPOINT_CPUS,
+        max_concurrency=-(-workers // count),
+        max_restarts=RAY_REPLAYS,
+        scheduling_strategy="SPREAD",
+        **({"runtime_env": options["runtime_env"]} if "runtime_env" in options else {}),
+    )
+    actors = [actor_cls.remote(agent_config, env_kwargs, seed) for _ in range(count)]
+    queue = iter(tasks)
+    pending: dict[Any, tuple[int, tuple[str, int, int], int]] = {}  # ref -> (slot, task, replays)
+
+    def submit(slot: int, task: tuple[str, int, int] | None, replays: int = 0) -> None:
+        if task is not None:
+            pending[actors[(slot + replays) % count].play.remote(task)] = (slot, task, replays)
+
+    try:
+        for slot in range(workers):
+            submit(slot, next(queue, None))
+        while pending:
+            refs = list(pending)
+            ray.wait(refs, num_returns=1)  # one is done; then take every other one done by now
+            ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+            for ref in ready:
+                slot, task, replays = pending.pop(ref)
+                try:
+                    record = ray.get(ref)
+                except ray.exceptions.RayTaskError as err:  # the worker's exception, as the local loop raises it
+                    raise (err.cause if isinstance(err.cause, Exception) else err) from err
+                except ray.exceptions.RayActorError:  # its actor was lost (e.g. with its node): play it again
+                    if replays >= RAY_REPLAYS:
+                        raise
+                    submit(slot, task, replays + 1)
+                    continue
+                on_record(record)
+                submit(slot, next(queue, None))
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
+        for actor in actors:
+            ray.kill(actor)
 
 
 def _run_ray(
@@ -395,16 +480,17 @@ def _run_ray(
     on_record: Any,
     seed: int | None = None,
 ) -> None:
-    """Play ``tasks`` as Ray tasks, ``workers`` in flight, handing each record over as it finishes."""
+    """Play ``tasks`` as Ray tasks, ``workers`` in flight, handing each record over as it finishes;
+    endpoint agents play on asyncio actors instead (:func:`_run_ray_async`)."""
     if not tasks:
         return
     ray = _ray_connect(address)
     options: dict[str, Any] = {"max_retries": 3}  # retried on worker/node loss, not on Python errors
-    if agent_config.is_endpoint():
-        options["num_cpus"] = RAY_ENDPOINT_CPUS
     env_vars = _forwarded_env(agent_config)
     if env_vars:
         options["runtime_env"] = {"env_vars": env_vars}
+    if agent_config.is_endpoint():
+        return _run_ray_async(ray, tasks, agent_config, env_kwargs, workers, on_record, seed, options)
     remote = ray.remote(play_config).options(**options)
     config_ref = ray.put(agent_config)
     queue = iter(tasks)
