@@ -382,7 +382,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
 
 def to_charset(text: str) -> str:
     """``text`` with every character outside :data:`TEXT_CHARSET` replaced by ``?``."""
-    if text.isascii() and not _UNPRINTABLE_RE.search(text):
+    if text.isascii() and (text.isprintable() or not _UNPRINTABLE_RE.search(text)):
         return text
     return "".join(c if c in _CHARSET else "?" for c in text)
 
@@ -405,6 +405,8 @@ def read_one(candidates: list[Any], read: Callable[[Any], Any], what: str, show:
     ``<guess>bits</guess>``) is ignored when another one is a move; when none is, the last
     rejection is raised. Different moves are an :class:`InvalidAction` (:func:`single`).
     """
+    if len(candidates) == 1:
+        return read(candidates[0])
     moves, error = [], None
     for candidate in candidates:
         try:

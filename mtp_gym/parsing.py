@@ -37,6 +37,8 @@ def strip_reasoning(text: str) -> str:
     >>> strip_reasoning("<think>maybe <a>x</a></think><a>y</a>")
     ' <a>y</a>'
     """
+    if text.isascii() and "think" not in text.lower():  # the common case: no reasoning tag at all
+        return text
     text = _REASONING_BLOCK_RE.sub(" ", text)
     closing = last_match(_REASONING_CLOSE_RE, text)
     if closing is not None:
@@ -47,7 +49,7 @@ def strip_reasoning(text: str) -> str:
 
 def long_number(text: str) -> bool:
     """Whether ``text`` holds a run of more than :data:`MAX_DIGITS` digits."""
-    return _LONG_NUMBER_RE.search(text) is not None
+    return len(text) > MAX_DIGITS and _LONG_NUMBER_RE.search(text) is not None
 
 
 @cache
@@ -59,6 +61,7 @@ def last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return found
 
 
+@cache
 def _tag_pattern(tag: str) -> re.Pattern[str]:
     name = re.escape(tag)
     return re.compile(rf"<\s*{name}\s*>(.*?)<\s*/\s*{name}\s*>", re.IGNORECASE | re.DOTALL)
@@ -83,7 +86,7 @@ def extract_tag(text: str, tag: str, *, last: bool = True) -> str | None:
 
 def extract_all_tags(text: str, tag: str) -> list[str]:
     """Contents of every ``<tag>…</tag>`` in order, stripped."""
-    return [m.group(1).strip() for m in _tag_pattern(tag).finditer(text)]
+    return [content.strip() for content in _tag_pattern(tag).findall(text)]
 
 
 _CHOICE_RE = re.compile(r"<\s*CHOICE\s*>\s*:?\s*(.+)", re.IGNORECASE)

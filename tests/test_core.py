@@ -93,3 +93,32 @@ def test_budget_ends_truncate_and_game_ends_terminate():
 
 def test_the_minimal_puzzle_passes_the_env_checker():
     check_env(Countdown(), skip_render_check=True)
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        ("<think>7?</think> 3", "  3"),  # a block becomes one space
+        ("<THINK>7?</THINK> 3", "  3"),
+        ("<Thinking>\n7 or 3\n</Thinking>3", " 3"),
+        ("<think>peut-être 7 — non</think> 3", "  3"),  # not ASCII: the full pattern path
+        ("reasoning cut off</think>3", "3"),
+        ("3 <think>and then", "3 "),
+        ("I think it is 3", "I think it is 3"),  # the word alone is not a tag
+        ("3", "3"),
+    ],
+)
+def test_strip_reasoning_removes_every_reasoning_block(reply, kept):
+    from mtp_gym.parsing import strip_reasoning
+
+    assert strip_reasoning(reply) == kept
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [("a\tb\nc\r", "a\tb\nc\r"), ("bell\x07 nul\x00 del\x7f", "bell? nul? del?"), ("caf\u00e9 \u2014", "caf? ?")],
+)
+def test_observation_text_keeps_layout_and_masks_what_the_space_refuses(text, shown):
+    from mtp_gym.core import TEXT_CHARSET, to_charset
+
+    assert to_charset(text) == shown and all(c in TEXT_CHARSET for c in shown)

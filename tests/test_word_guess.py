@@ -198,3 +198,17 @@ def test_shipped_word_lists_rebuild_identically(tmp_path):
     )
     for rel in ("words/scowl-35.txt", "word_guess/vocabularies.json", "words/SCOWL-COPYRIGHT.txt"):
         assert (tmp_path / rel).read_bytes() == (ROOT / "assets" / rel).read_bytes(), rel
+
+
+def test_a_reply_sent_again_reads_the_same_and_a_bad_one_is_refused_every_time():
+    """Word Guess remembers what a reply attempts (replies repeat under a discrete view)."""
+    env = gym.make("MTP/WordGuess-v0")
+    _, info = env.reset(options={"config_id": 0})
+    vocab = info["hidden"]["vocabulary"]
+    word = next(w for w in vocab if w != info["hidden"]["secret"])
+    for reply in (f"<attempt>{word}</attempt>", f"<attempt>{word}</attempt>", f"<attempt>{word.lower()}</attempt>"):
+        _, _, _, _, info = env.step(reply)
+        assert info["valid_action"] and info["feedback"]["guess"] == word
+    for _ in range(2):
+        obs, _, _, _, info = env.step(f"<attempt>{word}</attempt> or <attempt>{vocab[-1]}</attempt>")
+        assert not info["valid_action"] and "different attempts" in obs and info["turn"] == 3

@@ -98,6 +98,24 @@ def _read_attempt(content: str) -> str:
     return word
 
 
+_ATTEMPTS: dict[str, str] = {}  # reply -> attempted word, emptied when full
+
+
+def _attempt_in(reply: str) -> str:
+    """The word a reply attempts. A pure function of the text, so it is remembered: the fixed
+    action strings of a discrete view or a scripted player are parsed once."""
+    word = _ATTEMPTS.get(reply)
+    if word is None:
+        contents = extract_all_tags(reply, "attempt")
+        if not contents:
+            raise InvalidAction("no <attempt>...</attempt> tag found.")
+        word = read_one(contents, _read_attempt, "attempts")
+        if len(_ATTEMPTS) >= 1 << 14:
+            _ATTEMPTS.clear()
+        _ATTEMPTS[reply] = word
+    return word
+
+
 class WordGuessEnv(TextPuzzleEnv):
     """Word Guess (Multi-Turn Puzzles, section 2.1 and appendix A.4).
 
@@ -234,10 +252,7 @@ class WordGuessEnv(TextPuzzleEnv):
         return "Reply with one word from the vocabulary as <attempt>WORD</attempt>."
 
     def _parse(self, action: str) -> str:
-        contents = extract_all_tags(action, "attempt")
-        if not contents:
-            raise InvalidAction("no <attempt>...</attempt> tag found.")
-        return read_one(contents, _read_attempt, "attempts")
+        return _attempt_in(action)
 
     def _play(self, word: str) -> Reply:
         if word not in self._vocab_set:
