@@ -48,6 +48,8 @@ register_agent("MTP/WordChain-v0", "random_legal", WordChainRandomAgent)
 for _game_id, _game_path in GAME_IDS.items():
     register_agent(_game_id, "oracle", partial(GameOracle, resolve_game(_game_path)))
     register_agent(_game_id, "random", partial(QueryGameRandomAgent, resolve_game(_game_path)))
+    # a sound player that is not optimal (a random still-informative query): budgets leave room for it
+    register_agent(_game_id, "careful", partial(GameOracle, resolve_game(_game_path), strategy="any"))
     # the reference solver of the necessity-judgment probe (mtp_gym.wrappers.probes)
     register_agent(_game_id, "necessity_oracle", partial(NecessityOracle, resolve_game(_game_path)))
 

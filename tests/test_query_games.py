@@ -1,7 +1,7 @@
 """Hidden-state query games: generic tests over every registered game and level.
 
-The full sweep (oracle on every benchmark configuration of every level) is marked slow:
-``python -m pytest tests/test_query_games.py -m slow``.
+The full sweeps (the oracle on every benchmark configuration of every level; the budget rule
+checked on every game) are marked slow: ``python -m pytest tests/test_query_games.py -m slow``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
 from mtp_gym.agents.oracles.query_games import QueryGameOracle
 from mtp_gym.core import InvalidAction
-from mtp_gym.episode import play, public_info, run_episode
+from mtp_gym.episode import play, play_to_end, public_info, run_episode
 from mtp_gym.games import Game, GameEnv, parse_action, resolve_game
 from mtp_gym.games.base import INFERENCES, STRUCTURES, config_rng
 from mtp_gym.games.hidden_number import HiddenNumber
@@ -83,6 +83,34 @@ def test_oracle_solves_the_whole_split(env_id, level):
     for config_id in range(env.unwrapped.num_configs):
         info, _ = _play(env, oracle, config_id)
         assert info["outcome"] == "success", config_id
+
+
+#: One game per structure and inference where it is cheap; the rest run with ``-m slow``.
+BUDGET_SAMPLE = {
+    "MTP/HiddenNumber-v0", "MTP/NumberConcept-v0", "MTP/WeighedBasket-v0", "MTP/RangeSums-v0",
+    "MTP/TreeLabelRule-v0", "MTP/TreeTraitMutations-v0", "MTP/RouteTaken-v0",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "env_id", [e if e in BUDGET_SAMPLE else pytest.param(e, marks=pytest.mark.slow) for e in GAME_ENV_IDS]
+)
+def test_budgets_follow_the_rule(env_id):
+    """The rule of ``mtp_gym/games/README.md`` on the whole split of every level: the budget is
+    at least twice the oracle's mean turns, the careful player (a random still-informative
+    query; it never answers wrong) wins at least 90% of the configurations within it, and it
+    never shrinks with the level."""
+    budgets = _game(env_id).budgets
+    assert list(budgets) == sorted(budgets)
+    for level in LEVELS:
+        env = gym.make(env_id, difficulty=level)
+        oracle, careful = make_agent("oracle", env_id), make_agent("careful", env_id)
+        configs = range(env.unwrapped.num_configs)
+        oracle_turns = [play_to_end(env, oracle, config_id=c).info["turn"] for c in configs]
+        careful_outcomes = [play_to_end(env, careful, config_id=c).info["outcome"] for c in configs]
+        assert 2 * sum(oracle_turns) / len(configs) <= budgets[level - 1], (level, oracle_turns)
+        assert careful_outcomes.count("success") >= 0.9 * len(configs), (level, careful_outcomes)
+        assert "failure" not in careful_outcomes  # sound: it answers only what the replies prove
 
 
 @pytest.mark.parametrize("level", (1, 5))

@@ -68,19 +68,30 @@ class VersionSpace:
             mask &= row == code
         return np.flatnonzero(mask)
 
-    def best_query(self, alive: np.ndarray, asked: set[tuple[str, tuple]]) -> int | None:
-        """The unasked query with maximum answer entropy over ``alive`` (first on ties)."""
-        best, best_h = None, 1e-12
+    def entropies(self, alive: np.ndarray, asked: set[tuple[str, tuple]]) -> dict[int, float]:
+        """Answer entropy over ``alive`` of every unasked query."""
+        out = {}
         for qi, q in enumerate(self.queries):
             if q in asked:
                 continue
             row, _ = self.codes(qi)
             counts = np.bincount(row[alive])
             p = counts[counts > 0] / len(alive)
-            h = float(-(p * np.log2(p)).sum())
-            if h > best_h + 1e-12:
-                best, best_h = qi, h
-        return best
+            out[qi] = float(-(p * np.log2(p)).sum())
+        return out
+
+
+def _pick(entropies: dict[Any, float], strategy: str, rng: np.random.Generator | None) -> Any:
+    """``best``: the query of maximum entropy (first on ties); ``any``: a uniformly random one of
+    those with any entropy at all (None when no query tells the candidates apart)."""
+    informative = [q for q, h in entropies.items() if h > 1e-12]
+    if strategy == "any" and informative:
+        return informative[int(rng.integers(len(informative)))]
+    best = None
+    for q in informative:
+        if best is None or entropies[q] > entropies[best] + 1e-12:
+            best = q
+    return best
 
 
 def game_from_info(game_cls: type[Game], info: dict[str, Any]) -> Game:
@@ -109,7 +120,10 @@ class QueryGameOracle:
         min_turns_before_answer: never submit before this many queries were answered (e.g.
             3 under the counterfactual-revision probe, whose correction of the 2nd answer
             arrives with the 3rd reply).
-        seed: seeds the sample of large version spaces.
+        strategy: ``"best"`` asks the query of maximum information gain; ``"any"`` asks a
+            uniformly random still-informative one (the registered ``careful`` player: sound,
+            never wasteful, not optimal; the level budgets must leave room for it).
+        seed: seeds the sample of large version spaces (and the ``any`` strategy's choices).
     """
 
     def __init__(
@@ -117,9 +131,13 @@ class QueryGameOracle:
         game_cls: type[Game],
         sample_size: int = 2048,
         min_turns_before_answer: int = 0,
+        strategy: str = "best",
         seed: int | None = None,
     ) -> None:
+        if strategy not in ("best", "any"):
+            raise ValueError(f"strategy={strategy!r}: allowed values are 'best', 'any'")
         self.game_cls = game_cls
+        self.strategy = strategy
         self.sample_size = sample_size
         self.min_turns_before_answer = min_turns_before_answer
         self._seed = seed
@@ -158,7 +176,7 @@ class QueryGameOracle:
             return self._ask(unasked[0])  # waiting for a possible correction
         if len(alive) > self.sample_size:
             alive = np.sort(self.rng.choice(alive, size=self.sample_size, replace=False))
-        qi = space.best_query(alive, set(self.evidence))
+        qi = _pick(space.entropies(alive, set(self.evidence)), self.strategy, self.rng)
         if qi is None:  # no query separates the remaining states (an ill-posed instance)
             return self._submit(space.targets[alive[0]])
         return self._ask(space.queries[qi])
@@ -173,16 +191,15 @@ class QueryGameOracle:
         targets = {game.target(s) for s in states}
         if len(targets) == 1 and (len(self.evidence) >= self.min_turns_before_answer or not unasked):
             return self._submit(targets.pop())
-        best, best_h = None, 1e-12
+        entropies = {}
         for q in unasked:
             counts: dict[Hashable, int] = {}
             for s in states:
                 v = game.respond(s, *q)
                 counts[v] = counts.get(v, 0) + 1
             p = np.fromiter(counts.values(), dtype=float) / len(states)
-            h = float(-(p * np.log2(p)).sum())
-            if h > best_h + 1e-12:
-                best, best_h = q, h
+            entropies[q] = float(-(p * np.log2(p)).sum())
+        best = _pick(entropies, self.strategy, self.rng)
         if best is None:
             return self._ask(unasked[0]) if len(targets) == 1 and unasked else self._submit(game.target(states[0]))
         return self._ask(best)

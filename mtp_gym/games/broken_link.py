@@ -75,7 +75,7 @@ class BrokenLink(ShownGraphGame):
         {"n": n, "m": m, "k": k, "min_causes": c}
         for n, m, k, c in ((5, 6, 2, 3), (6, 8, 2, 5), (7, 10, 3, 10), (8, 12, 3, 20), (10, 15, 4, 40))
     )
-    budgets = (8, 10, 12, 13, 15)
+    budgets = (9, 11, 15, 17, 21)
     queries = (
         QuerySpec(
             "working", (int, int), "is the {link} between these two {nodes} still working (smaller number first)?"

@@ -123,7 +123,7 @@ class ConnectionRule(Game):
         _level(12, 6, 5, 5, 4, 3, ("divides", "coprime"), (9, 11, 13), (12, 14, 16, 18)),
         _level(15, 7, 6, 6, 5, 4, ("divides", "coprime"), (10, 12, 14, 16, 18), (14, 16, 18, 20, 22, 24)),
     )
-    budgets = (7, 8, 9, 10, 12)
+    budgets = (8, 10, 12, 13, 13)
     queries = (QuerySpec("linked", (int, int), "are these two {nodes} {linked} (smaller number first)?"),)
     vocabulary = {"node": "node", "nodes": "nodes", "linked": "linked", "rule": "rule", "network": "network"}
     rules_template = (

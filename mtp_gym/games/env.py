@@ -93,7 +93,9 @@ class GameEnv(TextPuzzleEnv):
         ``render_mode``.
 
     Version History:
-        v0: initial release.
+        v0: initial release. Before the first tagged release, the turn budgets were set by the
+        rule of ``mtp_gym/games/README.md`` (twice the oracle's mean turns, room for the
+        ``careful`` player); the benchmark split's rules text (and golden hashes) changed.
     """
 
     def __init__(

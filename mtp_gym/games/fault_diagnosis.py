@@ -58,7 +58,7 @@ class FaultDiagnosis(Game):
         {"s": 12, "n": 12, "k": 4, "r": 3, "explanations": (16, 31)},
         {"s": 14, "n": 14, "k": 5, "r": 3, "explanations": (32, 63)},
     )
-    budgets = (5, 6, 8, 9, 10)
+    budgets = (6, 7, 9, 9, 10)
     queries = (
         QuerySpec("faulty", (str,), "does this {source} have a {fault}?"),
         QuerySpec("reach", (int,), "how many {sources} with a {fault} are linked to this {item}?"),

@@ -76,7 +76,7 @@ class HiddenColoring(ShownGraphGame):
     structure = "graph"
     inference = "deductive"
     levels = tuple({"n": n, "m": m} for n, m in ((5, 4), (7, 7), (9, 10), (11, 12), (13, 15)))
-    budgets = (7, 9, 10, 11, 12)
+    budgets = (8, 9, 10, 14, 16)
     queries = (
         QuerySpec("same", (int, int), "are these two {nodes} in the same {group} (smaller number first)?"),
         QuerySpec("size", (int,), "how many {nodes} are in this {node}'s {group}, itself included?"),

@@ -27,7 +27,7 @@ class HiddenEdges(Game):
     structure = "graph"
     inference = "deductive"
     levels = tuple({"n": n, "m": m} for n, m in ((4, 2), (5, 3), (6, 3), (6, 4), (7, 4)))
-    budgets = (8, 9, 11, 13, 15)
+    budgets = (9, 11, 15, 17, 19)
     queries = (
         QuerySpec("edge", (int, int), "is there an {edge} between these two {nodes} (smaller number first)?"),
         QuerySpec("degree", (int,), "how many {edges} touch this {node}?"),

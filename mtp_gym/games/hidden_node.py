@@ -24,7 +24,7 @@ class HiddenNode(ShownGraphGame):
     structure = "graph"
     inference = "deductive"
     levels = tuple({"n": n, "m": m} for n, m in ((6, 7), (9, 11), (13, 16), (18, 23), (25, 32)))
-    budgets = (6, 7, 8, 9, 9)
+    budgets = (8, 9, 10, 11, 12)
     queries = (
         QuerySpec(
             "within",

@@ -19,7 +19,7 @@ class HiddenNumber(Game):
     structure = "set"
     inference = "deductive"
     levels = tuple({"n": n} for n in (4, 8, 16, 32, 64))
-    budgets = (5, 6, 7, 8, 9)
+    budgets = (6, 8, 10, 14, 16)
     queries = (
         QuerySpec("odd", (), "is the hidden {number} odd?"),
         QuerySpec("greater", (int,), "is the hidden {number} greater than this one?"),

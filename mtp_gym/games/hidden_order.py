@@ -40,7 +40,7 @@ class HiddenOrder(Game):
     structure = "sequence"
     inference = "deductive"
     levels = tuple({"n": n} for n in (3, 4, 5, 6, 7))
-    budgets = (5, 7, 10, 13, 17)
+    budgets = (8, 12, 16, 21, 27)
     queries = (
         QuerySpec("before", (str, str), "is the first {item} placed before the second one in the {order}?"),
         QuerySpec("adjacent", (str, str), "are these two {items} next to each other in the {order}?"),

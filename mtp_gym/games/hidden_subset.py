@@ -26,7 +26,7 @@ class HiddenSubset(Game):
     structure = "set"
     inference = "deductive"
     levels = tuple({"n": n, "k": k} for n, k in ((6, 2), (8, 3), (10, 3), (12, 4), (14, 5)))
-    budgets = (8, 10, 12, 14, 16)
+    budgets = (9, 12, 13, 15, 19)
     queries = (
         QuerySpec("member", (int,), "is this {item} in the hidden {collection}?"),
         QuerySpec("count", (int, int), "how many {items} of the hidden {collection} lie in this range (inclusive)?"),

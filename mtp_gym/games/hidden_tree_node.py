@@ -23,7 +23,7 @@ class HiddenTreeNode(ShownTreeGame):
     structure = "tree"
     inference = "deductive"
     levels = tuple({"depth": d, "n": n, "max_children": 3} for d, n in ((2, 7), (3, 12), (4, 20), (5, 32), (6, 48)))
-    budgets = (6, 7, 8, 9, 10)
+    budgets = (7, 9, 11, 14, 20)
     queries = (
         QuerySpec("in_subtree", (int,), "is the hidden {node} this {node} or one of its descendants?"),
         QuerySpec("depth", (), "how many {link}s separate the hidden {node} from the {root}?"),

@@ -36,7 +36,7 @@ class HiddenTreeShape(Game):
     structure = "tree"
     inference = "deductive"
     levels = tuple({"n": n} for n in (4, 5, 6, 7, 8))
-    budgets = (5, 7, 9, 11, 15)
+    budgets = (6, 8, 11, 14, 19)
     queries = (
         QuerySpec(
             "ancestor",

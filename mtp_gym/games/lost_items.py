@@ -48,7 +48,7 @@ class LostItems(Game):
     structure = "sequence"
     inference = "abductive"
     levels = tuple({"n": n, "d": d, "alphabet": "AB"} for n, d in ((6, 2), (8, 3), (10, 4), (12, 5), (14, 6)))
-    budgets = (5, 7, 8, 9, 11)
+    budgets = (6, 7, 7, 9, 11)
     queries = (
         QuerySpec("lost", (int,), "was the {item} at this {position} of the sent {sequence} lost?"),
         QuerySpec(

@@ -63,7 +63,7 @@ class MoveRule(Game):
     structure = "graph"
     inference = "inductive"
     levels = tuple({"w": w, "h": h, "kinds": k} for w, h, k in ((3, 3, 3), (4, 4, 4), (5, 5, 5), (5, 5, 6), (6, 6, 7)))
-    budgets = (6, 6, 7, 7, 8)
+    budgets = (5, 7, 7, 7, 9)
     queries = (
         QuerySpec(
             "linked", (int, int), "can the {piece} move between these two {cells} in one {move} (smaller number first)?"

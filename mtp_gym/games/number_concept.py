@@ -128,7 +128,7 @@ class NumberConcept(Game):
         {"n": 36, "forms": ("multiple", "mod", "range", "power", "square", "prime", "ends")},
         {"n": 50, "forms": ("multiple", "mod", "range", "power", "square", "prime", "ends")},
     )
-    budgets = (9, 11, 14, 18, 22)
+    budgets = (13, 17, 20, 23, 25)
     queries = (QuerySpec("member", (int,), "does this {number} follow the hidden {rule}?"),)
     vocabulary = {"number": "number", "numbers": "numbers", "rule": "rule", "examples": "examples"}
     rules_template = (

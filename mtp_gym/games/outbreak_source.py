@@ -57,7 +57,7 @@ class OutbreakSource(ShownGraphGame):
     levels = tuple(
         {"n": n, "m": m, "ill": k} for n, m, k in ((6, 7, 4), (9, 11, 7), (13, 17, 10), (18, 23, 14), (24, 31, 20))
     )
-    budgets = (6, 7, 8, 8, 9)
+    budgets = (6, 8, 9, 10, 11)
     queries = (
         QuerySpec("earlier", (int, int), "did the first {person} catch the {illness} strictly before the second?"),
         QuerySpec(

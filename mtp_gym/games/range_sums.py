@@ -29,7 +29,7 @@ class RangeSums(Game):
     structure = "sequence"
     inference = "deductive"
     levels = tuple({"length": n, "m": m, "top": m - 1} for n, m in ((3, 3), (4, 3), (4, 4), (5, 4), (6, 4)))
-    budgets = (5, 6, 7, 8, 9)
+    budgets = (8, 9, 10, 11, 13)
     queries = (
         QuerySpec("sum", (int, int), "what is the total of the {values} at {positions} i to j (inclusive)?"),
         QuerySpec(

@@ -75,7 +75,7 @@ class RouteTaken(ShownGraphGame):
         {"n": n, "m": m, "min_routes": r, "max_routes": 3 * r, "max_hops": h}
         for n, m, r, h in ((6, 8, 3, 4), (7, 11, 5, 5), (8, 13, 10, 5), (9, 16, 20, 6), (11, 22, 40, 6))
     )
-    budgets = (6, 7, 8, 9, 10)
+    budgets = (6, 7, 9, 12, 14)
     queries = (
         QuerySpec("visited", (int,), "did the {message} pass through this {node}?"),
         QuerySpec(

@@ -174,7 +174,7 @@ class SequenceRule(Game):
             "qa": 3,
         },
     )
-    budgets = (5, 5, 6, 6, 7)
+    budgets = (5, 6, 6, 6, 7)
     queries = (QuerySpec("term", (int,), "what is the {term} at this {position} of the {sequence}?"),)
     vocabulary = {"sequence": "sequence", "term": "term", "terms": "terms", "position": "position", "rule": "rule"}
     rules_template = (

@@ -106,7 +106,7 @@ class SequenceTransform(Game):
     structure = "sequence"
     inference = "inductive"
     levels = tuple({"L": n, "k": k, "top": k - 1} for n, k in ((3, 2), (3, 3), (4, 3), (5, 3), (4, 4)))
-    budgets = (5, 5, 6, 6, 7)
+    budgets = (6, 6, 6, 6, 6)
     queries = (QuerySpec("apply", (str,), "what does the hidden {transformation} turn this input {sequence} into?"),)
     vocabulary = {"transformation": "transformation", "sequence": "sequence", "symbol": "symbol", "symbols": "symbols"}
     rules_template = (

@@ -62,7 +62,7 @@ class SwapHistory(Game):
     structure = "sequence"
     inference = "abductive"
     levels = tuple({"n": n, "m": m} for n, m in ((3, 3), (4, 4), (4, 5), (5, 5), (5, 6)))
-    budgets = (4, 5, 7, 8, 11)
+    budgets = (5, 7, 9, 10, 13)
     queries = (
         QuerySpec(
             "place",

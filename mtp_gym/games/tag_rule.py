@@ -103,7 +103,7 @@ class TagRule(Game):
     structure = "set"
     inference = "inductive"
     levels = tuple({"t": t, "m": m} for t, m in ((3, 6), (4, 8), (5, 10), (6, 12), (7, 14)))
-    budgets = (8, 9, 10, 11, 12)
+    budgets = (10, 12, 13, 14, 16)
     queries = (QuerySpec("fits", (int,), "does this {item} fit the hidden {rule}?"),)
     vocabulary = {"item": "item", "items": "items", "tag": "tag", "tags": "tags", "rule": "rule"}
     rules_template = (

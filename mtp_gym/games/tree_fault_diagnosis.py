@@ -96,7 +96,7 @@ class TreeFaultDiagnosis(ShownTreeGame):
             (6, 36, 4, (121, 400)),
         )
     )
-    budgets = (4, 6, 8, 11, 13)
+    budgets = (4, 8, 11, 15, 18)
     queries = (
         QuerySpec("powered", (int,), "does this {node} have {power}?"),
         QuerySpec("faulty", (int,), "is this {node} itself {faulty}?"),

@@ -81,7 +81,7 @@ class TreeLabelRule(ShownTreeGame):
     structure = "tree"
     inference = "inductive"
     levels = tuple({"depth": d, "n": n, "max_children": 3} for d, n in ((2, 7), (3, 12), (4, 20), (5, 32), (6, 48)))
-    budgets = (5, 6, 7, 8, 9)
+    budgets = (6, 7, 8, 9, 12)
     queries = (
         QuerySpec("marked", (int,), "is this {node} {marked}?"),
         QuerySpec("count", (int,), "how many {nodes} of this {node}'s {subtree} (itself included) are {marked}?"),

@@ -62,7 +62,7 @@ class TreeRecursionRule(ShownTreeGame):
         {"depth": d, "n": n, "max_children": 3, "a_max": am, "b_max": am, "m_max": mm}
         for d, n, am, mm in ((2, 7, 2, 1), (3, 12, 3, 1), (4, 20, 3, 2), (5, 32, 4, 2), (6, 48, 5, 3))
     )
-    budgets = (5, 5, 6, 6, 7)
+    budgets = (7, 7, 7, 7, 7)
     queries = (QuerySpec("value", (int,), "what is the {value} of this {node}?"),)
     vocabulary = {
         "tree": "tree",

@@ -119,7 +119,7 @@ class TreeTraitMutations(ShownTreeGame):
             (6, 36, 4, (24, 120)),
         )
     )
-    budgets = (5, 7, 9, 11, 13)
+    budgets = (5, 6, 8, 10, 12)
     queries = (
         QuerySpec("trait", (int,), "does this {node} have the {trait}?"),
         QuerySpec(
