@@ -105,10 +105,12 @@ def test_a_capped_agent_sends_only_the_rules_and_the_last_turns():
     budget; with ``max_history=2`` each request holds the rules and at most two turns."""
     with ScriptedEndpoint(lambda messages: "<query_odd></query_odd>", max_requests=50) as ep:
         agent = OpenAIChatAgent("fake", base_url=ep.url, max_history=2)
-        result = run_episode(gym.make("MTP/HiddenNumber-v0"), agent, config_id=0)
+        env = gym.make("MTP/HiddenNumber-v0")
+        result = run_episode(env, agent, config_id=0)
         sent = [r["messages"] for r in ep.requests]
-    assert result.outcome == "timeout" and result.turns == len(sent) == 7
-    assert [len(m) for m in sent] == [1, 3, 5, 5, 5, 5, 5]
+    budget = env.unwrapped.max_turns
+    assert result.outcome == "timeout" and result.turns == len(sent) == budget
+    assert [len(m) for m in sent] == [1, 3] + [5] * (budget - 2)
     assert all(m[0]["content"] == result.transcript[0]["content"] for m in sent)  # the rules always stay
     assert [m["content"] for m in sent[-1][1:]] == [m["content"] for m in result.transcript[-6:-2]]
 

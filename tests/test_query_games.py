@@ -113,6 +113,50 @@ def test_budgets_follow_the_rule(env_id):
         assert "failure" not in careful_outcomes  # sound: it answers only what the replies prove
 
 
+class ScanPlayer:
+    """Asks the one-item query of every item in order (``member(1)``, ``member(2)``, ...) and
+    answers as soon as the replies determine the answer: the strategy a level must defeat."""
+
+    def __init__(self, env_id: str, query: str) -> None:
+        self.game_cls, self.query = _game(env_id), query
+
+    def reset(self, seed: int | None = None) -> None:
+        self.space, self.evidence = None, {}
+
+    def act(self, observation: str, info: dict) -> str:
+        from mtp_gym.agents.oracles.query_games import VersionSpace, game_from_info
+
+        if self.space is None:
+            self.space = VersionSpace(game_from_info(self.game_cls, info))
+            self.scan = iter(a for a in self.space.game.query_args(self.query) if len(set(a)) == 1)
+        feedback = info.get("feedback") or {}
+        if "query" in feedback:
+            self.evidence[(feedback["query"], tuple(feedback["args"]))] = feedback["answer"]
+        alive = self.space.consistent(self.evidence)
+        targets = {self.space.targets[i] for i in alive}
+        args = next(self.scan, None)
+        if len(targets) == 1 or args is None:
+            return f"<answer>{self.space.game.format_answer(targets.pop())}</answer>"
+        return self.space.game.describe_query(self.query, args)
+
+
+#: Games that a one-query-per-item scan used to solve at every level, with that query.
+SCANNABLE = {"MTP/HiddenSubset-v0": "member", "MTP/RangeSums-v0": "sum"}
+
+
+@pytest.mark.parametrize("env_id", sorted(SCANNABLE))
+def test_from_level_2_a_scan_of_the_items_does_not_fit_the_budget(env_id):
+    scan = ScanPlayer(env_id, SCANNABLE[env_id])
+    for level in LEVELS[1:]:
+        env = gym.make(env_id, difficulty=level)
+        game = _game(env_id).benchmark(level, 0)
+        items = sum(len(set(a)) == 1 for a in game.query_args(SCANNABLE[env_id]))
+        assert items > env.unwrapped.max_turns, (level, items)  # the whole scan cannot finish
+        configs = range(env.unwrapped.num_configs)
+        wins = sum(play_to_end(env, scan, config_id=c).info["outcome"] == "success" for c in configs)
+        assert wins <= 0.35 * len(configs), (level, wins)  # lucky draws only: the items it needs come first
+
+
 @pytest.mark.parametrize("level", (1, 5))
 @pytest.mark.parametrize("env_id", GAME_ENV_IDS)
 def test_enumerated_queries_match_the_env_replies(env_id, level):

@@ -37,15 +37,19 @@ def test_hidden_order_queries_and_answers():
 
 
 def test_range_sums_queries_and_answers():
-    game = RangeSums(4, hidden=(3, 0, 2, 1, 3))
-    assert [game.respond(game.hidden, "sum", (1, j)) for j in range(1, 6)] == [3, 3, 5, 6, 9]
-    assert game.respond(game.hidden, "sum", (2, 4)) == 3
-    assert game.respond(game.hidden, "greater", (3, 4)) is True
-    assert game.respond(game.hidden, "greater", (1, 5)) is False
-    assert game.check(game.parse_answer("3, 0, 2, 1, 3"))
-    for bad in ("3, 0, 2, 1", "3, 0, 2, 1, 4", "a, b"):
-        with pytest.raises(InvalidAction):
+    game = RangeSums(1, hidden=(2, 0, 1, 0))  # level 1: 4 values, exactly 2 of them non-zero (1 or 2)
+    assert [game.respond(game.hidden, "sum", (1, j)) for j in range(1, 5)] == [2, 2, 3, 3]
+    assert game.respond(game.hidden, "sum", (2, 4)) == 1
+    assert game.hidden in game.candidate_states() and len(game.candidate_states()) == 6 * 4
+    assert all(sum(v != 0 for v in s) == 2 for s in game.candidate_states())
+    assert game.check(game.parse_answer("2, 0, 1, 0"))
+    for bad in ("2, 0, 1", "2, 0, 3, 0", "a, b"):
+        with pytest.raises(InvalidAction, match="submit"):
             game.parse_answer(bad)
+    with pytest.raises(InvalidAction, match="exactly 2 non-zero values; this answer has 3"):
+        game.parse_answer("2, 1, 1, 0")  # a sequence the rules exclude: told why, no turn spent
+    example = game.answer_format.removeprefix("<answer>").removesuffix("</answer>")
+    assert game.parse_answer(example) in game.candidate_states()  # the rules' example is a valid instance
 
 
 def test_sequence_rule_forms_and_equivalent_answers():

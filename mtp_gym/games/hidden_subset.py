@@ -4,7 +4,9 @@ The env hides a subset ``S`` of ``k`` distinct {item}s of ``{1, ..., n}`` (``n``
 told). Queries: ``member(x)`` (is ``x`` in ``S``?) and ``count(a, b)`` (how many {item}s of
 ``S`` lie in ``a..b``, ``a <= b``). The agent submits the whole subset, in any order; the
 answer follows deductively from the replies (asking every ``member(x)`` always suffices).
-Levels grow ``(n, k)``: (6, 2), (8, 3), (10, 3), (12, 4), (14, 5), i.e. 15 to 2002 states.
+Levels grow ``(n, k)``: (6, 2), (28, 2), (36, 2), (36, 3), (40, 3), i.e. 15, 378, 630, 7140
+and 9880 states. From level 2 on there are more {items} than turns (about twice as many): one
+``member`` query per {item} cannot finish, the ``count`` queries must split the range.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ class HiddenSubset(Game):
     name = "HiddenSubset"
     structure = "set"
     inference = "deductive"
-    levels = tuple({"n": n, "k": k} for n, k in ((6, 2), (8, 3), (10, 3), (12, 4), (14, 5)))
-    budgets = (9, 12, 13, 15, 19)
+    levels = tuple({"n": n, "k": k} for n, k in ((6, 2), (28, 2), (36, 2), (36, 3), (40, 3)))
+    budgets = (9, 17, 18, 20, 21)
     queries = (
         QuerySpec("member", (int,), "is this {item} in the hidden {collection}?"),
         QuerySpec("count", (int, int), "how many {items} of the hidden {collection} lie in this range (inclusive)?"),

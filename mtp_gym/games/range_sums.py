@@ -1,41 +1,49 @@
-"""Range Sums (sequence, deductive): find a hidden sequence of small numbers from range sums.
+"""Range Sums (sequence, deductive): find a sparse hidden sequence from range sums.
 
-The env hides a {sequence} of ``L`` {values}, each an integer from 0 to ``m - 1``, at
-{positions} 1..L. Queries: ``sum(i, j)`` (the total of the {values} at {positions} ``i..j``,
-``i <= j``) and ``greater(i, j)`` (is the {value} at ``i`` greater than the one at ``j``?).
-The agent submits the whole {sequence}. The answer follows deductively from the replies
-(``sum(i, i)`` reads one {value}; differences of overlapping sums isolate the others), so the
-game is well-posed. Levels grow ``(L, m)``: (3, 3), (4, 3), (4, 4), (5, 4), (6, 4), i.e. 27 to
-4096 hidden {sequences}.
+The env hides a {sequence} of ``L`` {values} at {positions} 1..L: exactly ``k`` of them are
+whole numbers from 1 to ``m - 1``, every other one is 0 (both told). One query:
+``sum(i, j)``, the total of the {values} at {positions} ``i..j`` (``i <= j``). The agent
+submits the whole {sequence}. The answer follows deductively from the replies (``sum(i, i)``
+reads one {value}), so the game is well-posed. Levels grow ``(L, k, m)``: (4, 2, 3),
+(24, 2, 3), (32, 2, 4), (36, 2, 5), (40, 2, 5), i.e. 24, 1104, 4464, 10080 and 12480 hidden
+{sequences}. From level 2 on there are more {positions} than turns (about twice as many):
+reading one {position} per query cannot finish, sums over ranges must locate the non-zero
+{values} (a search, not a scan).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
 from functools import cache
-from itertools import product
+from itertools import combinations, product
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec, answer_ints
 
 
 @cache
-def _sequences(length: int, m: int) -> tuple[tuple[int, ...], ...]:
-    return tuple(product(range(m), repeat=length))
+def _sequences(length: int, k: int, m: int) -> tuple[tuple[int, ...], ...]:
+    """Every sequence of ``length`` values with exactly ``k`` of them in 1..m-1, the rest 0."""
+    out = []
+    for where in combinations(range(length), k):
+        for values in product(range(1, m), repeat=k):
+            seq = [0] * length
+            for i, v in zip(where, values):
+                seq[i] = v
+            out.append(tuple(seq))
+    return tuple(out)
 
 
 class RangeSums(Game):
     name = "RangeSums"
     structure = "sequence"
     inference = "deductive"
-    levels = tuple({"length": n, "m": m, "top": m - 1} for n, m in ((3, 3), (4, 3), (4, 4), (5, 4), (6, 4)))
-    budgets = (8, 9, 10, 11, 13)
-    queries = (
-        QuerySpec("sum", (int, int), "what is the total of the {values} at {positions} i to j (inclusive)?"),
-        QuerySpec(
-            "greater", (int, int), "is the {value} at the first {position} greater than the {value} at the second?"
-        ),
+    levels = tuple(
+        {"length": n, "k": k, "m": m, "top": m - 1}
+        for n, k, m in ((4, 2, 3), (24, 2, 3), (32, 2, 4), (36, 2, 5), (40, 2, 5))
     )
+    budgets = (8, 14, 15, 16, 16)
+    queries = (QuerySpec("sum", (int, int), "what is the total of the {values} at {positions} i to j (inclusive)?"),)
     vocabulary = {
         "sequence": "sequence",
         "position": "position",
@@ -44,8 +52,8 @@ class RangeSums(Game):
         "values": "values",
     }
     rules_template = (
-        "I have chosen a hidden {sequence} of {length} {values}, at {positions} 1 to {length}; each "
-        "{value} is a whole number from 0 to {top}. Your goal is to find every {value} of the "
+        "I have chosen a hidden {sequence} of {length} {values}, at {positions} 1 to {length}: exactly "
+        "{k} of them are whole numbers from 1 to {top}, every other one is 0. Your goal is to find every {value} of the "
         "{sequence}. You may ask one question per turn using the following format:\n{query_formats}\n"
         "When you know the answer, submit the {values} in order of {position}, separated by commas:\n"
         "{answer_format}\nYou have {budget} turns in all (questions and the answer)."
@@ -53,32 +61,41 @@ class RangeSums(Game):
 
     @property
     def answer_format(self) -> str:  # type: ignore[override]
-        return "<answer>" + ", ".join(str(i % self.params["m"]) for i in range(self.params["length"])) + "</answer>"
+        return "<answer>" + ", ".join(str(v) for v in self._example()) + "</answer>"
+
+    def _example(self) -> list[int]:
+        """A valid instance for the rules' example: the non-zero values at every other position."""
+        n, k, top = self.params["length"], self.params["k"], self.params["top"]
+        seq = [0] * n
+        for j in range(k):
+            seq[2 * j + 1] = 1 + j % top
+        return seq
 
     def candidate_states(self) -> tuple[tuple[int, ...], ...]:
-        return _sequences(self.params["length"], self.params["m"])
+        return _sequences(self.params["length"], self.params["k"], self.params["m"])
 
     def query_args(self, name: str) -> list[tuple]:
         n = self.params["length"]
-        if name == "sum":
-            return [(i, j) for i in range(1, n + 1) for j in range(i, n + 1)]
-        return [(i, j) for i in range(1, n + 1) for j in range(1, n + 1) if i != j]
+        return [(i, j) for i in range(1, n + 1) for j in range(i, n + 1)]
 
     def example_args(self, name: str) -> tuple:
-        return (1, 3) if name == "sum" else (2, 1)
+        return (1, 3)
 
     def respond(self, hidden: tuple[int, ...], name: str, args: tuple) -> Hashable:
         i, j = args
-        if name == "sum":
-            return sum(hidden[i - 1 : j])
-        return hidden[i - 1] > hidden[j - 1]
+        return sum(hidden[i - 1 : j])
 
     def parse_answer(self, text: str) -> tuple[int, ...]:
         values = tuple(answer_ints(text, self.answer_format))
-        n, m = self.params["length"], self.params["m"]
+        n, k, m = self.params["length"], self.params["k"], self.params["m"]
         if len(values) != n or not all(0 <= v < m for v in values):
             raise InvalidAction(
                 f"submit exactly {n} {self.vocab['values']} from 0 to {m - 1}, as {self.answer_format}."
+            )
+        if sum(v != 0 for v in values) != k:
+            raise InvalidAction(
+                f"the {self.vocab['sequence']} has exactly {k} non-zero {self.vocab['values']}; "
+                f"this answer has {sum(v != 0 for v in values)}."
             )
         return values
 
