@@ -1,5 +1,6 @@
 """Harness throughput: oracle episodes/s through ``mtp-gym eval``'s machinery vs the bare env loop,
-and tokens/s of real-model runs (SmolLM2-135M via transformers and via a llama.cpp server).
+and tokens/s of real-model runs (SmolLM2-135M via transformers, one episode at a time and four
+at once, whose calls decode in shared batches; and via a llama.cpp server).
 
 Run: ``python benchmarks/harness.py [--episodes N] [--no-models]``. Per env: the bare loop
 (``env.reset``/``agent.act``/``env.step``, nothing else) and the harness (``run_eval`` into a
@@ -46,7 +47,9 @@ def model_rates(env_ids: list[str], max_tokens: int) -> None:
     from mtp_gym.agents.llm.models import smollm2_gguf
 
     gguf = smollm2_gguf()
-    runs = {"hf:smollm2": {"max_new_tokens": max_tokens}}
+    hf = {"max_new_tokens": max_tokens}
+    # (label, spec, kwargs, workers): concurrent hf episodes decode in shared batches
+    runs = [("hf:smollm2", "hf:smollm2", hf, 1), ("hf:smollm2 x4", "hf:smollm2", hf, 4)]
     server = None
     try:
         import llama_cpp.server  # noqa: F401
@@ -75,15 +78,12 @@ def model_rates(env_ids: list[str], max_tokens: int) -> None:
                 break
             except OSError:
                 time.sleep(0.2)
-        runs["openai:smollm2"] = {
-            "base_url": f"http://127.0.0.1:{port}/v1",
-            "max_tokens": max_tokens,
-            "temperature": 0.0,
-        }
+        server_kwargs = {"base_url": f"http://127.0.0.1:{port}/v1", "max_tokens": max_tokens, "temperature": 0.0}
+        runs.append(("llama.cpp server", "openai:smollm2", server_kwargs, 1))
     except ImportError:
         print("llama-cpp-python not installed: no server figures")
     try:
-        for spec, kwargs in runs.items():
+        for label, spec, kwargs, workers in runs:
             t0 = time.perf_counter()
             make_agent(spec, env_ids[0], **kwargs)  # model load, not timed below
             load = time.perf_counter() - t0
@@ -95,13 +95,14 @@ def model_rates(env_ids: list[str], max_tokens: int) -> None:
                     tmp,
                     split="1",
                     env_kwargs={e: {"max_turns": 2, "max_format_errors": 2} for e in env_ids},
+                    workers=workers,
                     progress=False,
                 )
                 secs = time.perf_counter() - start
                 p = sum(r["prompt_tokens"] for r in log.records)
                 c = sum(r["completion_tokens"] for r in log.records)
             print(
-                f"{spec:16s} load {load:6.1f} s | {len(log.records)} episodes in {secs:6.1f} s | "
+                f"{label:16s} load {load:6.1f} s | {len(log.records)} episodes in {secs:6.1f} s | "
                 f"{(p + c) / secs:8.0f} tokens/s (prompt+completion) | {c / secs:6.1f} completion tokens/s"
             )
     finally:

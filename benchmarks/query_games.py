@@ -18,7 +18,7 @@ import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
 from mtp_gym.episode import play_to_end
 from mtp_gym.games import resolve_game
-from mtp_gym.registration import GAME_IDS
+from mtp_gym.registration import GAME_IDS, game_ids
 
 
 def play(env: gym.Env, agent, config_id: int) -> dict:
@@ -64,11 +64,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--games", default="", help="comma list of game names to run (default: every game)")
     args = parser.parse_args()
-    wanted = {f"MTP/{g.strip()}-v0" for g in args.games.split(",") if g.strip()}
-    unknown = wanted - set(GAME_IDS)
-    if unknown:
-        parser.error(f"--games: unknown {sorted(unknown)}; allowed: {sorted(i[4:-3] for i in GAME_IDS)}")
-    ids = sorted(wanted or GAME_IDS)
+    try:
+        ids = game_ids(args.games)
+    except ValueError as err:
+        parser.error(f"--games: {err}")
     print(
         "| env id | level | budget | hidden states | oracle solved | oracle mean turns | random solved | oracle s/split |"
     )

@@ -31,7 +31,7 @@ import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
 from mtp_gym.episode import play_to_end
 from mtp_gym.games import resolve_game
-from mtp_gym.registration import GAME_IDS
+from mtp_gym.registration import GAME_IDS, game_ids
 
 LEVELS = range(1, 6)
 NO_LIMIT = 10_000
@@ -99,16 +99,16 @@ def main() -> None:
     parser.add_argument("--games", default="", help="comma list of game names (default: every game)")
     parser.add_argument("--write", action="store_true", help="write the rule's budgets into the game files")
     args = parser.parse_args()
-    wanted = {f"MTP/{g.strip()}-v0" for g in args.games.split(",") if g.strip()}
-    unknown = wanted - set(GAME_IDS)
-    if unknown:
-        parser.error(f"--games: unknown {sorted(unknown)}; allowed: {sorted(i[4:-3] for i in GAME_IDS)}")
+    try:
+        ids = game_ids(args.games)
+    except ValueError as err:
+        parser.error(f"--games: {err}")
     print(
         "| game | level | hyp | targets | oracle mean/max | careful mean/p90 | budget -> rule "
         "| careful at budget | random at budget |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
-    for env_id in sorted(wanted or GAME_IDS):
+    for env_id in ids:
         previous, budgets = 0, []
         for level in LEVELS:
             r = level_row(env_id, level, previous)

@@ -64,6 +64,16 @@ DISCRETE_IDS: dict[str, str] = {
 }
 
 
+def game_ids(names: str) -> list[str]:
+    """The ids of the query games named in ``names`` (a comma list such as
+    ``"HiddenNumber,RangeSums"``; empty: every game); a ``ValueError`` lists the allowed names."""
+    wanted = {f"MTP/{name.strip()}-v0" for name in names.split(",") if name.strip()}
+    unknown = wanted - set(GAME_IDS)
+    if unknown:
+        raise ValueError(f"unknown game(s) {sorted(unknown)}; allowed: {sorted(i[4:-3] for i in GAME_IDS)}")
+    return sorted(wanted or GAME_IDS)
+
+
 def register_envs() -> None:
     """Register every id (idempotent)."""
     for env_id, entry_point in ENV_IDS.items():

@@ -91,6 +91,24 @@ def test_transformers_agent_plays_every_env(hf_agent, env_id):
     assert hf_agent.history[0]["content"] == result.transcript[0]["content"]  # instructions, unchanged
 
 
+def test_concurrent_episodes_decode_in_one_batch_with_the_same_replies(hf_agent, tmp_path):
+    """Four Word Guess episodes on four worker threads: their greedy calls run as shared batches
+    (left padded: the vocabularies differ in length) and every reply equals the one-at-a-time run."""
+    env_id = "MTP/WordGuess-v0"
+    config = AgentConfig("hf:smollm2", {"max_new_tokens": MAX_TOKENS})
+    kwargs = {env_id: short_kwargs(env_id)}
+    batcher = hf_agent.batcher
+    alone = run_eval([env_id], config, tmp_path / "one", split="4", env_kwargs=kwargs, workers=1, progress=False)
+    start = len(batcher.sizes)
+    together = run_eval([env_id], config, tmp_path / "four", split="4", env_kwargs=kwargs, workers=4, progress=False)
+    assert max(batcher.sizes[start:]) > 1  # batched
+    one, four = ({r["config_id"]: r for r in read_episodes(log.path)[0]} for log in (alone, together))
+    assert len(one) == 4 and sorted(one) == sorted(four)
+    for config_id, record in one.items():
+        assert record["transcript"] == four[config_id]["transcript"]
+        assert record["completion_tokens"] == four[config_id]["completion_tokens"]
+
+
 # ---------------------------------------------------------------- llama.cpp server
 def free_port() -> int:
     with socket.socket() as s:
