@@ -61,7 +61,8 @@ def _load_cached(path: str, gguf_file: str | None, device: str, dtype: str | Non
 class Batcher:
     """One model's ``generate`` calls, run by one thread: greedy calls that arrive within
     ``window`` seconds of each other (concurrent episodes on worker threads) run as one
-    left-padded batch of at most ``max_batch``; a sampled call runs alone, seeded.
+    left-padded batch of at most ``max_batch``; a sampled call runs alone, seeded. With one
+    agent on the model nothing waits for the window.
 
     Calls share a batch only when their prompts are within 20% of each other's length (a
     left-padded row costs the longest prompt's processing). On 2 CPU cores, 4 and 8 Word Guess
@@ -74,6 +75,7 @@ class Batcher:
         self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         self.eos = tokenizer.eos_token_id
         self.calls = self.runs = 0  # calls answered, model.generate runs that answered them
+        self.users = 0  # agents built on this model (worker threads each build one)
         self._queue: queue.Queue[tuple[list[int], dict[str, Any], int | None, Future]] = queue.Queue()
         threading.Thread(target=self._serve, name="hf-batcher", daemon=True).start()
 
@@ -86,7 +88,8 @@ class Batcher:
     def _serve(self) -> None:
         while True:
             batch = [self._queue.get()]
-            deadline = time.monotonic() + self.window
+            # one agent on the model (one episode at a time): no one else to wait for
+            deadline = time.monotonic() + (self.window if self.users > 1 else 0.0)
             while len(batch) < self.max_batch and (left := deadline - time.monotonic()) > 0:
                 try:
                     batch.append(self._queue.get(timeout=left))
@@ -176,6 +179,8 @@ class TransformersAgent(ChatAgent):
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         self.path = path
         self.model, self.tokenizer, self.batcher = _load(*resolve_model_path(path), device, dtype)
+        with _LOAD_LOCK:
+            self.batcher.users += 1
         self.device = device
         self.gen_kwargs: dict[str, Any] = {"max_new_tokens": max_new_tokens}
         if temperature > 0:
