@@ -235,3 +235,12 @@ def test_without_ray_installed_the_error_names_the_package_and_how_to_install_it
         main(["eval", "--env", ENVS[0], "--agent", "oracle", "--backend", "ray", "--out", str(tmp_path / "out")])
     assert "'ray' package" in str(exc.value.code) and "pip install" in str(exc.value.code)
     assert not (tmp_path / "out").exists()  # refused before the run directory was made
+
+
+def test_an_address_names_the_same_cluster_by_host_and_port():
+    from mtp_gym.eval.harness import _same_address
+
+    assert _same_address("127.0.0.1:6379", "127.0.0.1:6379")
+    assert _same_address("localhost:6379", "127.0.0.1:6379")
+    assert not _same_address("127.0.0.1:6380", "127.0.0.1:6379")
+    assert not _same_address("10.9.9.9:6379", "127.0.0.1:6379")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import socket
 import threading
 import time
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -381,7 +382,8 @@ def _ray_connect(address: str | None) -> Any:
     ray = _import_ray()
     if ray.is_initialized():
         current = ray.get_runtime_context().gcs_address
-        if address not in (None, "auto") and address.removeprefix("ray://") != current:
+        # a ray:// (Ray Client) address names another port than the cluster's GCS: not comparable
+        if address not in (None, "auto") and not address.startswith("ray://") and not _same_address(address, current):
             raise ValueError(
                 f"--address {address}: this process is already connected to the Ray cluster at {current}; "
                 "give that address, or leave --address out to use it"
@@ -391,6 +393,18 @@ def _ray_connect(address: str | None) -> Any:
     else:
         ray.init(address=address)
     return ray
+
+
+def _same_address(a: str, b: str) -> bool:
+    """Whether ``host:port`` addresses ``a`` and ``b`` name the same port on the same host
+    (``localhost:6379`` and ``127.0.0.1:6379`` do)."""
+    (host_a, _, port_a), (host_b, _, port_b) = a.rpartition(":"), b.rpartition(":")
+    if port_a != port_b:
+        return False
+    try:
+        return socket.gethostbyname(host_a) == socket.gethostbyname(host_b)
+    except OSError:
+        return host_a == host_b
 
 
 class _EndpointPlayer:
