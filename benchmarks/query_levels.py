@@ -8,7 +8,9 @@ over the whole benchmark split (20 configurations), with no turn limit:
 - the careful player (``careful``: a uniformly random still-informative query, a sound
   strategy that is not optimal): mean turns and the 90th percentile;
 - the budget the rule gives, next to the one the game has, and at the game's budget the
-  careful player's and the random agent's successes.
+  careful player's and the random agent's successes (played), and the random agent's exact
+  chance (``random p``: the share of candidate states with the true target, its answer being a
+  random candidate's target).
 
 The budget rule (``mtp_gym/games/README.md``): a level's budget is the largest of twice the
 oracle's mean turns (rounded up), the careful player's 90th-percentile turns (so it wins at
@@ -58,12 +60,19 @@ def rule_budget(oracle_turns: list[int], careful_turns: list[int], previous: int
     return max(math.ceil(2 * float(np.mean(oracle_turns)) - 1e-9), percentile90(careful_turns), previous)
 
 
+def random_chance(game) -> float:
+    """The random agent's exact chance on ``game``: the share of candidates with the true target."""
+    states, goal = game.candidate_states(), game.target(game.hidden)
+    return sum(game.target(s) == goal for s in states) / len(states)
+
+
 def level_row(env_id: str, level: int, previous: int) -> dict:
     cls = resolve_game(GAME_IDS[env_id])
     n = gym.make(env_id, difficulty=level).unwrapped.num_configs
     games = [cls.benchmark(level, i) for i in range(n)]
     hyp = [len(g.candidate_states()) for g in games] if cls.enumerable else []
     targets = [len({g.target(s) for s in g.candidate_states()}) for g in games] if cls.enumerable else []
+    chance = [random_chance(g) for g in games] if cls.enumerable else []
     oracle, careful = turns(env_id, level, "oracle"), turns(env_id, level, "careful")
     assert all(won for won, _ in oracle), f"{env_id} level {level}: the oracle lost with no turn limit"
     oracle_t = [t for _, t in oracle]
@@ -81,6 +90,7 @@ def level_row(env_id: str, level: int, previous: int) -> dict:
         "rule": rule_budget(oracle_t, careful_t, previous),
         "careful_at_budget": sum(t <= budget for t in careful_t) / n,
         "random_at_budget": sum(won for won, _ in rand) / n,
+        "random_p": float(np.mean(chance)) if chance else float("nan"),
     }
 
 
@@ -105,9 +115,9 @@ def main() -> None:
         parser.error(f"--games: {err}")
     print(
         "| game | level | hyp | targets | oracle mean/max | careful mean/p90 | budget -> rule "
-        "| careful at budget | random at budget |"
+        "| careful at budget | random at budget | random p |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for env_id in ids:
         previous, budgets = 0, []
         for level in LEVELS:
@@ -117,7 +127,7 @@ def main() -> None:
             print(
                 f"| {env_id[4:-3]} | {level} | {r['hyp']:.0f} | {r['targets']} | {r['oracle_mean']:.1f}/{r['oracle_max']}"
                 f" | {r['careful_mean']:.1f}/{r['careful_p90']} | {r['budget']} -> {r['rule']}"
-                f" | {r['careful_at_budget']:.2f} | {r['random_at_budget']:.2f} |",
+                f" | {r['careful_at_budget']:.2f} | {r['random_at_budget']:.2f} | {r['random_p']:.3f} |",
                 flush=True,
             )
         if args.write:

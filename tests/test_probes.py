@@ -26,6 +26,7 @@ from mtp_gym.wrappers import PROBES, apply_probe
 from mtp_gym.wrappers.probes import DOMAINS, TEMPLATES, domain_template
 from mtp_gym.wrappers.probes.necessity import determines_target, format_numbers, parse_unnecessary
 from mtp_gym.wrappers.probes.noise import IRRELEVANT_SENTENCES, VACUOUS_FRAGMENTS
+from mtp_gym.wrappers.probes.stories import STORIES, domain_wording
 
 GAME_ENV_IDS = sorted(GAME_IDS)
 CONFIGS = (1, 8)
@@ -98,13 +99,47 @@ def test_isomorphic_transcript_maps_one_to_one(env_id):
         assert info_a["hidden"]["state"] == info_b["hidden"]["state"]
         assert info_a["hidden"]["target"] == info_b["hidden"]["target"]
         assert info_b["probe"] == {"name": "isomorphic", "domain": domain}
-        # the rules are the game's own rendering with the domain's nouns, and every number and
-        # XML tag (the problem and the protocol) is the same, in the same order
-        template = domain_template(cls, domain)
-        assert obs_b[0] == cls.benchmark(level, config_id, vocabulary=template).rules() != obs_a[0]
+        # the rules are the game's story in the domain, and every number and XML tag (the
+        # problem and the protocol) is the same, in the same order
+        template, wording = domain_template(cls, domain), domain_wording(cls, domain)
+        assert obs_b[0] == cls.benchmark(level, config_id, vocabulary=template, wording=wording).rules() != obs_a[0]
         assert re.findall(r"\d+|</?[A-Za-z_]+>", obs_a[0]) == re.findall(r"\d+|</?[A-Za-z_]+>", obs_b[0])
         assert any(noun.lower() in obs_b[0].lower() for noun in template.values())
         assert perturbed.unwrapped.transcript[0]["content"] == obs_b[0]
+
+
+def _wording(text: str, nouns=()) -> list[str]:
+    """The words of a template, its ``{fields}`` and ``nouns`` taken out."""
+    text = re.sub(r"\{+[^{}]*\}+", " ", text)
+    for noun in sorted(nouns, key=len, reverse=True):
+        text = re.sub(rf"\b{re.escape(noun)}\b", " ", text, flags=re.IGNORECASE)
+    return re.findall(r"[a-z]+", text.lower())
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_isomorphic_story_differs_from_the_clean_text_by_more_than_the_nouns(env_id):
+    """Told as a story, the rules' and queries' own wording (their fields and nouns taken out)
+    keeps at most half of the clean template's words in sequence, every query reads
+    differently, the text differs from the clean one with the domain's nouns only, and every
+    level's numbers and tags are the clean ones."""
+    from difflib import SequenceMatcher
+
+    cls = _cls(env_id)
+    assert cls.name in STORIES, f"add a story for {cls.name} to mtp_gym/wrappers/probes/stories.py"
+    clean = _wording(cls.rules_template + " ".join(q.help for q in cls.queries))
+    for level, domain in zip((1, 3, 5, 2, 4), DOMAINS):
+        template, wording = domain_template(cls, domain), domain_wording(cls, domain)
+        told = _wording(wording["rules"] + " ".join(wording["queries"].values()), template.values())
+        assert SequenceMatcher(None, clean, told, autojunk=False).ratio() <= 0.5, (domain, " ".join(told))
+        for q in cls.queries:
+            assert q.name in wording["queries"], f"{cls.name}: no story wording for query {q.name!r}"
+            assert _wording(wording["queries"][q.name]) != _wording(q.help)
+        renamed = cls.benchmark(level, 0, vocabulary=template).rules()
+        story = cls.benchmark(level, 0, vocabulary=template, wording=wording).rules()
+        assert renamed != story
+        # the same problem at every level: every number and XML tag, in the same order
+        marks = re.compile(r"\d+|</?[A-Za-z_]+>")
+        assert marks.findall(cls.benchmark(level, 0).rules()) == marks.findall(story), (level, domain)
 
 
 def test_isomorphic_random_domain_follows_the_seed_and_missing_templates_are_named():

@@ -113,6 +113,39 @@ def test_budgets_follow_the_rule(env_id):
         assert "failure" not in careful_outcomes  # sound: it answers only what the replies prove
 
 
+def random_success(game: Game) -> float:
+    """The random agent's exact chance on ``game``: it answers a uniformly random candidate's
+    target, whatever the replies said."""
+    states = game.candidate_states()
+    goal = game.target(game.hidden)
+    return sum(game.target(s) == goal for s in states) / len(states)
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_levels_get_harder(env_id):
+    """Over each level's whole split: the hypotheses and the oracle's mean turns rise from level
+    1 to level 5 (flat steps allowed, no decrease); an abductive game offers at least 4 candidate
+    explanations at level 1; the random agent's success is at most 25% at level 1 (the paper's
+    Hidden Number level 1 excepted: 4 numbers) and at most 5% at level 5."""
+    cls = _game(env_id)
+    hypotheses, oracle_turns, random_rate, fewest_targets = [], [], [], []
+    for level in LEVELS:
+        env = gym.make(env_id, difficulty=level)
+        configs = range(env.unwrapped.num_configs)
+        games = [cls.benchmark(level, c) for c in configs]
+        oracle = make_agent("oracle", env_id)
+        hypotheses.append(sum(len(g.candidate_states()) for g in games) / len(games))
+        oracle_turns.append(sum(play_to_end(env, oracle, config_id=c).info["turn"] for c in configs) / len(games))
+        random_rate.append(sum(random_success(g) for g in games) / len(games))
+        fewest_targets.append(min(len({g.target(s) for s in g.candidate_states()}) for g in games))
+    for name, values in (("hypotheses", hypotheses), ("oracle mean turns", oracle_turns)):
+        assert values == sorted(values) and values[0] < values[-1], f"{name} by level: {values}"
+    if cls.inference == "abductive":
+        assert fewest_targets[0] >= 4, f"candidate explanations at level 1: {fewest_targets[0]}"
+    assert random_rate[0] <= 0.25 + 1e-9 or cls is HiddenNumber, f"random success at level 1: {random_rate[0]:.3f}"
+    assert random_rate[-1] <= 0.05 + 1e-9, f"random success at level 5: {random_rate[-1]:.3f}"
+
+
 class ScanPlayer:
     """Asks the one-item query of every item in order (``member(1)``, ``member(2)``, ...) and
     answers as soon as the replies determine the answer: the strategy a level must defeat."""

@@ -66,7 +66,7 @@ def test_sequence_rule_forms_and_equivalent_answers():
     game = SequenceRule(5, hidden=("arith", 4, 3))
     assert game.check(game.parse_answer("arith 4 3")) and not game.check(game.parse_answer("quad 0 4"))
     with pytest.raises(InvalidAction):
-        SequenceRule(1).parse_answer("fib 1 1")  # not a form of level 1
+        SequenceRule(1).parse_answer("cycle 1 2 3")  # not a form of level 1
     with pytest.raises(InvalidAction):
         game.parse_answer("arith 4")
 
@@ -74,7 +74,7 @@ def test_sequence_rule_forms_and_equivalent_answers():
 def test_sequence_rule_rules_text_states_the_hidden_space():
     game = SequenceRule.benchmark(4, 0)
     text = game.rules()
-    for line in ("arith a d", "a from 0 to 15, d from -6 to 10", "quad a b", "first 9 terms"):
+    for line in ("arith a d", "a from 0 to 9, d from -3 to 3", "cycle4 a b c d", "first 9 terms"):
         assert line in text
     assert game.hidden in game.candidate_states()
 
@@ -86,15 +86,19 @@ def test_sequence_transform_semantics_and_answers():
     assert apply_rule(("swap", 0, (0, 1, 2)), "01201") == "10021"
     assert apply_rule(("sort", 0, (2, 1, 0)), "0120") == "0122"  # relabel first, then sort
     assert apply_rule(("sortdesc", 0, (0, 1, 2)), "0120") == "2100"
-    game = SequenceTransform(3, hidden=("rotate", 2, (1, 2, 0)))
-    assert game.respond(game.hidden, "apply", ("0012",)) == "2011"
-    assert game.parse_query("apply", "0 0 1 2") == ("0012",)
+    game = SequenceTransform(2, hidden=("rotate", 2, (1, 2, 0)))
+    assert game.respond(game.hidden, "apply", ("001",)) == "211"
+    assert game.parse_query("apply", "0 0 1") == ("001",)
     for text in ("rotate 2, map 120", "ROTATE 2; map: 120", "rotate 2 map 120."):
         assert game.check(game.parse_answer(text)), text
     assert not game.check(game.parse_answer("rotate 1, map 120"))
     for bad in ("rotate, map 120", "keep 1, map 120", "rotate 4, map 120", "rotate 2, map 112", "spin 2"):
         with pytest.raises(InvalidAction):
             game.parse_answer(bad)
+    # from level 3 on the relabelling may merge digits: "map 112" is then a rule
+    merging = SequenceTransform(3, hidden=("rotate", 2, (1, 1, 2)))
+    assert merging.check(merging.parse_answer("rotate 2, map 112"))
+    assert merging.respond(merging.hidden, "apply", ("012",)) == "211"
 
 
 def test_swap_history_explanations_reproduce_the_observed_row():

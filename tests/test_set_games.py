@@ -94,17 +94,18 @@ def test_weighed_basket_total_is_explained_by_every_candidate(level):
 
 
 def test_abductive_answers_parse_in_any_order_and_case():
-    fault = FaultDiagnosis(1, {"links": ((1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (1, 6)), "outcome": (1, 2, 3, 4)})
-    assert fault.parse_answer("c, a") == ("A", "C")
-    basket = WeighedBasket(1, {"weights": (1, 2, 3, 4, 5, 6), "total": 6})
-    assert basket.parse_answer("3 1 2") == (1, 2, 3)
+    links = ((1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7), (7, 8), (1, 8))
+    fault = FaultDiagnosis(1, {"links": links, "outcome": (1, 2, 3, 4, 5, 6)})  # 3 faulty of 8
+    assert fault.parse_answer("c, a, b") == ("A", "B", "C")
+    basket = WeighedBasket(1, {"weights": (1, 2, 3, 4, 5, 6, 7, 8), "total": 10})  # 4 of 8 items
+    assert basket.parse_answer("3 1 2 4") == (1, 2, 3, 4)
     for game, bad in (
-        (fault, "A"),
-        (fault, "A, Z"),
-        (fault, "A, A"),
-        (basket, "1, 2"),
-        (basket, "1, 2, 9"),
-        (basket, "x, y, z"),
+        (fault, "A, B"),
+        (fault, "A, Z, B"),
+        (fault, "A, A, B"),
+        (basket, "1, 2, 3"),
+        (basket, "1, 2, 3, 9"),
+        (basket, "w, x, y, z"),
     ):
         with pytest.raises(InvalidAction):
             game.parse_answer(bad)

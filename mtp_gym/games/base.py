@@ -191,6 +191,9 @@ class Game:
     #: ``False`` when ``candidate_states()`` is too large to list (say > 10^5 states): the
     #: oracle then works on ``sample_consistent`` and the game should override it.
     enumerable: ClassVar[bool] = True
+    #: Lazily built caches (e.g. ``cached_property`` tables of replies per state): left out of
+    #: pickles, so a reply that builds one (a refused answer, say) leaves the state digest equal.
+    transient: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self,
@@ -198,6 +201,7 @@ class Game:
         public: dict[str, Any] | None = None,
         hidden: Any = None,
         vocabulary: dict[str, str] | None = None,
+        wording: dict[str, Any] | None = None,
     ) -> None:
         if level not in LEVELS:
             raise ValueError(f"difficulty must be one of {LEVELS}, got {level!r}")
@@ -206,12 +210,15 @@ class Game:
         self.public: dict[str, Any] = dict(public or {})
         self.hidden = hidden
         self.vocab = self.check_vocabulary(vocabulary)
+        self.wording = self.check_wording(wording)
         self._specs = {q.name: q for q in self.queries}
         self._legal: dict[str, frozenset[tuple]] = {}  # a cache, left out of pickles
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_legal"] = {}
+        for name in self.transient:
+            state.pop(name, None)
         return state
 
     @classmethod
@@ -224,6 +231,22 @@ class Game:
                 raise ValueError(f"vocabulary keys {sorted(unknown)} unknown; allowed: {sorted(vocab)}")
             vocab.update(vocabulary)
         return vocab
+
+    @classmethod
+    def check_wording(cls, wording: dict[str, Any] | None) -> dict[str, Any]:
+        """Another telling of the rules: ``{"rules": template, "queries": {name: help}}`` (both
+        optional; the same ``str.format`` fields as ``rules_template`` and the query helps).
+        Unknown keys or query names raise ``ValueError``."""
+        wording = dict(wording or {})
+        unknown = set(wording) - {"rules", "queries"}
+        if unknown:
+            raise ValueError(f"wording keys {sorted(unknown)} unknown; allowed: ['queries', 'rules']")
+        names = {q.name for q in cls.queries}
+        if set(wording.get("queries", {})) - names:
+            raise ValueError(
+                f"wording queries {sorted(set(wording['queries']) - names)} unknown; allowed: {sorted(names)}"
+            )
+        return wording
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -319,11 +342,12 @@ class Game:
         """The rules prompt (the paper's ``getRules``)."""
         fields = {**self.params, **self.public, **self.vocab, **self.rules_fields()}
         fields["budget"] = self.budget(self.level)
+        helps = {q.name: q.help for q in self.queries} | self.wording.get("queries", {})
         fields["query_formats"] = "\n".join(
-            f"  {q.example(self.example_args(q.name))}  {q.help.format(**fields)}".rstrip() for q in self.queries
+            f"  {q.example(self.example_args(q.name))}  {helps[q.name].format(**fields)}".rstrip() for q in self.queries
         )
         fields["answer_format"] = self.answer_format
-        return self.rules_template.format(**fields)
+        return self.wording.get("rules", self.rules_template).format(**fields)
 
     def example_args(self, name: str) -> tuple:
         args = list(self.query_args(name))

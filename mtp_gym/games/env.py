@@ -89,7 +89,8 @@ class GameEnv(TextPuzzleEnv):
         ``game`` (a ``Game`` subclass or ``"module:Class"``), ``difficulty`` (1-5, default 3),
         ``max_turns`` (``None``: the game's budget for the level), ``configs`` (``None`` |
         ``"benchmark"`` | ``"generated"``), ``configs_per_level`` (20), ``vocabulary`` (override
-        of the game's entity nouns, for isomorphic rewrites), ``max_format_errors`` (3),
+        of the game's entity nouns, for isomorphic rewrites), ``wording`` (another telling of the
+        rules and query helps, see ``Game.check_wording``), ``max_format_errors`` (3),
         ``render_mode``.
 
     Version History:
@@ -106,6 +107,7 @@ class GameEnv(TextPuzzleEnv):
         configs: str | None = None,
         configs_per_level: int = CONFIGS_PER_LEVEL,
         vocabulary: dict[str, str] | None = None,
+        wording: dict[str, Any] | None = None,
         max_format_errors: int = 3,
         render_mode: str | None = None,
     ) -> None:
@@ -117,6 +119,7 @@ class GameEnv(TextPuzzleEnv):
         self.configs_per_level = configs_per_level
         self.vocabulary = dict(vocabulary) if vocabulary else None
         self.game_cls.check_vocabulary(self.vocabulary)
+        self.wording = self.game_cls.check_wording(wording) or None
         super().__init__(
             max_turns=self.game_cls.budget(difficulty) if max_turns is None else max_turns,
             configs=configs,
@@ -130,10 +133,14 @@ class GameEnv(TextPuzzleEnv):
         return self.configs_per_level
 
     def _setup_benchmark(self, config_id: int) -> None:
-        self.game = self.game_cls.benchmark(self.difficulty, config_id, vocabulary=self.vocabulary)
+        self.game = self.game_cls.benchmark(
+            self.difficulty, config_id, vocabulary=self.vocabulary, wording=self.wording
+        )
 
     def _setup_generated(self) -> None:
-        self.game = self.game_cls.generate(self.difficulty, self.np_random, vocabulary=self.vocabulary)
+        self.game = self.game_cls.generate(
+            self.difficulty, self.np_random, vocabulary=self.vocabulary, wording=self.wording
+        )
 
     def _instructions(self) -> str:
         return self.game.rules()

@@ -15,8 +15,9 @@ Asking ``faulty`` on every {source} always identifies the cause, so the game is 
 Configurations: links are distinct random ``r``-sets of {items}; a cause is drawn, its outcome
 computed, and the draw is kept only when the number of explanations of the outcome lies in
 the level's range (then the hidden cause is uniform over these explanations, the posterior
-under a uniform prior). Levels ``(s, n, k, r)`` and explanations: (6, 6, 2, 2) 2-3,
-(8, 8, 3, 2) 4-7, (10, 12, 4, 3) 8-15, (12, 12, 4, 3) 16-31, (14, 14, 5, 3) 32-63.
+under a uniform prior). Levels ``(s, n, k, r)`` and explanations: (8, 8, 3, 2) 4-7,
+(10, 12, 4, 3) 8-15, (12, 12, 4, 3) 16-31, (14, 16, 5, 3) 32-63, (16, 16, 6, 3) 64-127; so
+level 1 already offers at least 4 explanations, and the count doubles at each level.
 """
 
 from __future__ import annotations
@@ -52,13 +53,13 @@ class FaultDiagnosis(Game):
     structure = "set"
     inference = "abductive"
     levels = (
-        {"s": 6, "n": 6, "k": 2, "r": 2, "explanations": (2, 3)},
         {"s": 8, "n": 8, "k": 3, "r": 2, "explanations": (4, 7)},
         {"s": 10, "n": 12, "k": 4, "r": 3, "explanations": (8, 15)},
         {"s": 12, "n": 12, "k": 4, "r": 3, "explanations": (16, 31)},
-        {"s": 14, "n": 14, "k": 5, "r": 3, "explanations": (32, 63)},
+        {"s": 14, "n": 16, "k": 5, "r": 3, "explanations": (32, 63)},
+        {"s": 16, "n": 16, "k": 6, "r": 3, "explanations": (64, 127)},
     )
-    budgets = (6, 7, 9, 9, 10)
+    budgets = (7, 8, 10, 11, 12)
     queries = (
         QuerySpec("faulty", (str,), "does this {source} have a {fault}?"),
         QuerySpec("reach", (int,), "how many {sources} with a {fault} are linked to this {item}?"),

@@ -8,7 +8,9 @@ ill {person} passing it on the next day to every {contact} who was not immune, s
 {person} could have started this outbreak, so the observed outcome alone does not decide;
 the agent asks ``earlier(a, b)`` (did ``a`` fall ill strictly before ``b``?) and
 ``by_day(a, d)`` (was ``a`` already ill on day ``d``?) about ill {people} and submits the
-{source}: backward reasoning from an observed effect to its cause.
+{source}: backward reasoning from an observed effect to its cause. The rules are told
+symbolically (a signal spreading over linked nodes, step by step); the isomorphic probe tells
+them as an outbreak story in each domain.
 
 Levels grow the network and the outbreak, ``(n people, contacts, ill)``: (6, 7, 4), (9, 11, 7),
 (13, 17, 10), (18, 23, 14), (24, 31, 20); the hidden space is the ill group (4 to 20 states).
@@ -59,29 +61,29 @@ class OutbreakSource(ShownGraphGame):
     )
     budgets = (6, 8, 9, 10, 11)
     queries = (
-        QuerySpec("earlier", (int, int), "did the first {person} catch the {illness} strictly before the second?"),
+        QuerySpec("earlier", (int, int), "did the first {person} get the {illness} strictly before the second?"),
         QuerySpec(
-            "by_day", (int, int), f"did this {{person}} already have the {{illness}} on this {{day}} (0 to {MAX_DAY})?"
+            "by_day", (int, int), f"did this {{person}} already have the {{illness}} at this {{day}} (0 to {MAX_DAY})?"
         ),
     )
     vocabulary = {
-        "person": "person",
-        "people": "people",
-        "contact": "contact",
-        "contacts": "contacts",
-        "illness": "illness",
-        "source": "index patient",
-        "day": "day",
-        "immune": "immune",
+        "person": "node",
+        "people": "nodes",
+        "contact": "link",
+        "contacts": "links",
+        "illness": "signal",
+        "source": "source",
+        "day": "step",
+        "immune": "blocked",
     }
     rules_template = (
-        "{people_cap} numbered 1 to {n} have these {contacts} (pairs of {people}): {edge_list}.\n"
-        "An {illness} broke out. It started with one {person}, the {source}, on {day} 0; each {day} "
-        "every {person} who had the {illness} passed it to all their {contacts} who were not {immune}, "
-        "and there was no other way to catch it. In the end exactly these {people} caught the "
-        "{illness}: {ill_list}; everyone else was {immune}.\nYour goal is to find the {source}. You "
-        "may ask one question per turn about {people} who caught the {illness}, using the following "
-        "format:\n{query_formats}\n"
+        "{people_cap} numbered 1 to {n} are joined by these {contacts} (pairs of {people}): {edge_list}.\n"
+        "A {illness} spread through them. At {day} 0 exactly one {person}, the {source}, had it; at each "
+        "{day}, every {person} that had the {illness} passed it on, by the next {day}, to every {person} "
+        "it shares a {contact} with that was not {immune}, and it spread in no other way. In the end exactly these {people} had the {illness}: "
+        "{ill_list}; every other {person} was {immune}.\nYour goal is to find the {source}. You may ask "
+        "one question per turn about {people} that got the {illness}, using the following format:\n"
+        "{query_formats}\n"
         "When you know the answer, submit the number of the {source}:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
     )

@@ -1,12 +1,16 @@
 """Range Sums (sequence, deductive): find a sparse hidden sequence from range sums.
 
 The env hides a {sequence} of ``L`` {values} at {positions} 1..L: exactly ``k`` of them are
-whole numbers from 1 to ``m - 1``, every other one is 0 (both told). One query:
-``sum(i, j)``, the total of the {values} at {positions} ``i..j`` (``i <= j``). The agent
-submits the whole {sequence}. The answer follows deductively from the replies (``sum(i, i)``
-reads one {value}), so the game is well-posed. Levels grow ``(L, k, m)``: (4, 2, 3),
-(24, 2, 3), (32, 2, 4), (36, 2, 5), (40, 2, 5), i.e. 24, 1104, 4464, 10080 and 12480 hidden
-{sequences}. From level 2 on there are more {positions} than turns (about twice as many):
+whole numbers from 1 to ``m - 1`` (all equal to 1 when ``m = 2``), every other one is 0 (both
+told). One query: ``sum(i, j)``, the total of the {values} at {positions} ``i..j``
+(``i <= j``). The agent submits the whole {sequence}. The answer follows deductively from the
+replies (``sum(i, i)`` reads one {value}), so the game is well-posed. Levels grow
+``(L, k, m)``: (4, 2, 3), (24, 2, 3), (32, 2, 3), (32, 3, 2), (30, 4, 2), i.e. 24, 1104, 1984,
+4960 and 27405 hidden {sequences}. Locating the non-zero {values} is the hard part (a range
+holding one of them tells its {value} at once), so the upper levels hide more of them (3, then
+4) and trade the {value} range for it (all of them 1, sums then count them), which keeps the
+space small enough to enumerate: the oracle's mean turns over many random {sequences} rise at
+each level (3.6, 6.9, 7.6, 10.0, 11.2). From level 2 on there are more {positions} than turns:
 reading one {position} per query cannot finish, sums over ranges must locate the non-zero
 {values} (a search, not a scan).
 """
@@ -40,9 +44,9 @@ class RangeSums(Game):
     inference = "deductive"
     levels = tuple(
         {"length": n, "k": k, "m": m, "top": m - 1}
-        for n, k, m in ((4, 2, 3), (24, 2, 3), (32, 2, 4), (36, 2, 5), (40, 2, 5))
+        for n, k, m in ((4, 2, 3), (24, 2, 3), (32, 2, 3), (32, 3, 2), (30, 4, 2))
     )
-    budgets = (8, 14, 15, 16, 16)
+    budgets = (8, 14, 16, 21, 23)
     queries = (QuerySpec("sum", (int, int), "what is the total of the {values} at {positions} i to j (inclusive)?"),)
     vocabulary = {
         "sequence": "sequence",
@@ -53,7 +57,7 @@ class RangeSums(Game):
     }
     rules_template = (
         "I have chosen a hidden {sequence} of {length} {values}, at {positions} 1 to {length}: exactly "
-        "{k} of them are whole numbers from 1 to {top}, every other one is 0. Your goal is to find every {value} of the "
+        "{k} of them are {nonzero}, every other one is 0. Your goal is to find every {value} of the "
         "{sequence}. You may ask one question per turn using the following format:\n{query_formats}\n"
         "When you know the answer, submit the {values} in order of {position}, separated by commas:\n"
         "{answer_format}\nYou have {budget} turns in all (questions and the answer)."
@@ -62,6 +66,10 @@ class RangeSums(Game):
     @property
     def answer_format(self) -> str:  # type: ignore[override]
         return "<answer>" + ", ".join(str(v) for v in self._example()) + "</answer>"
+
+    def rules_fields(self) -> dict[str, str]:
+        top = self.params["top"]
+        return {"nonzero": f"whole numbers from 1 to {top}" if top > 1 else "equal to 1"}
 
     def _example(self) -> list[int]:
         """A valid instance for the rules' example: the non-zero values at every other position."""

@@ -10,8 +10,9 @@ route: backward reasoning from an observed effect to its cause.
 
 Configurations: a random connected {network}, then random ``s``, ``t`` and ``L`` until
 there are ``r`` to ``3r`` simple paths of that length (the hidden route is uniform among
-them), ``L`` at most ``max_hops``. Levels grow ``(n nodes, links, r, max_hops)``: (6, 8, 3, 4),
-(7, 11, 5, 5), (8, 13, 10, 5), (9, 16, 20, 6), (11, 22, 40, 6).
+them), ``L`` at most ``max_hops``. Levels grow ``(n nodes, links, r, max_hops)``: (7, 11, 5, 5),
+(8, 13, 10, 5), (9, 16, 20, 6), (11, 22, 40, 6), (12, 25, 80, 7); so level 1 offers 5 to 15
+candidate routes and level 5 80 to 240.
 """
 
 from __future__ import annotations
@@ -73,9 +74,9 @@ class RouteTaken(ShownGraphGame):
     inference = "abductive"
     levels = tuple(
         {"n": n, "m": m, "min_routes": r, "max_routes": 3 * r, "max_hops": h}
-        for n, m, r, h in ((6, 8, 3, 4), (7, 11, 5, 5), (8, 13, 10, 5), (9, 16, 20, 6), (11, 22, 40, 6))
+        for n, m, r, h in ((7, 11, 5, 5), (8, 13, 10, 5), (9, 16, 20, 6), (11, 22, 40, 6), (12, 25, 80, 7))
     )
-    budgets = (6, 7, 9, 12, 14)
+    budgets = (8, 9, 11, 14, 16)
     queries = (
         QuerySpec("visited", (int,), "did the {message} pass through this {node}?"),
         QuerySpec(

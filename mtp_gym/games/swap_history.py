@@ -10,10 +10,12 @@ history: ``place(x, t)`` (where was {item} ``x`` right after {move} ``t``, ``t <
 list. The ``place`` answers of every {item} after every {move} fix every intermediate row
 (the last one is the observed outcome), hence every {move}: the game is well-posed.
 
-The outcome is drawn by making ``m`` random {moves}; the hidden cause is then drawn uniformly
-among all {move} lists that explain it. Levels grow ``(n, m)``: (3, 3), (4, 4), (4, 5),
-(5, 5), (5, 6) (8 to 4096 {move} lists); on the benchmark split an outcome has on average
-3, 10, 30, 52 and 191 explanations (at most 3, 17, 40, 95 and 358).
+The outcome is drawn by making ``m`` random {moves}, drawn again while fewer than ``least``
+{move} lists explain it (a level's floor; at least 82% of the draws pass it); the hidden cause
+is then drawn uniformly among all {move} lists that explain it. Levels grow ``(n, m, least)``:
+(3, 4, 4), (4, 4, 8), (5, 5, 20), (5, 6, 30), (6, 7, 40) (16 to 78125 {move} lists); on the
+benchmark split an outcome has on average 6, 12, 64, 190 and 887 explanations (5-6, 9-17,
+33-95, 48-358 and 132-2240).
 """
 
 from __future__ import annotations
@@ -61,8 +63,10 @@ class SwapHistory(Game):
     name = "SwapHistory"
     structure = "sequence"
     inference = "abductive"
-    levels = tuple({"n": n, "m": m} for n, m in ((3, 3), (4, 4), (4, 5), (5, 5), (5, 6)))
-    budgets = (5, 7, 9, 10, 13)
+    levels = tuple(
+        {"n": n, "m": m, "least": least} for n, m, least in ((3, 4, 4), (4, 4, 8), (5, 5, 20), (5, 6, 30), (6, 7, 40))
+    )
+    budgets = (7, 7, 11, 14, 16)
     queries = (
         QuerySpec(
             "place",
@@ -97,9 +101,13 @@ class SwapHistory(Game):
 
     @classmethod
     def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
-        n, m = cls.levels[level - 1]["n"], cls.levels[level - 1]["m"]
-        moves = tuple(int(p) for p in rng.integers(1, n, size=m))
-        return {"final": rows(n, moves)[-1]}
+        n, m, least = (cls.levels[level - 1][k] for k in ("n", "m", "least"))
+        histories = _histories(n, m)
+        while True:  # an outcome with few explanations is too easy a puzzle: draw again
+            moves = tuple(int(p) for p in rng.integers(1, n, size=m))
+            final = rows(n, moves)[-1]
+            if len(histories[final]) >= least:
+                return {"final": final}
 
     def rules_fields(self) -> dict[str, Any]:
         return {

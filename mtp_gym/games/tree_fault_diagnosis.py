@@ -10,9 +10,9 @@ among every explanation. Queries: ``powered(v)`` (does ``v`` have power?) and ``
 (is ``v`` itself faulty?); the agent submits the faulty nodes, which the ``faulty`` answers
 determine. Levels grow the tree and the number of explanations of the shown outage (the
 outage comes from ``k`` random faults; configurations are redrawn until the count of
-explanations lies in the level's range): depth 2 / 7 nodes / k 1 / 2-4 explanations,
-3 / 12 / 2 / 5-12, 4 / 18 / 2 / 13-40, 5 / 26 / 3 / 41-120, 6 / 36 / 4 / 121-400 (at most
-3 children per node).
+explanations lies in the level's range): depth 3 / 12 nodes / k 2 / 5-12 explanations,
+4 / 18 / 2 / 13-40, 5 / 26 / 3 / 41-120, 6 / 36 / 4 / 121-400, 7 / 48 / 5 / 401-1200 (at
+most 3 children per node), so level 1 already offers at least 5 explanations.
 """
 
 from __future__ import annotations
@@ -89,14 +89,14 @@ class TreeFaultDiagnosis(ShownTreeGame):
     levels = tuple(
         {"depth": d, "n": n, "k": k, "max_children": 3, "explanations": e}
         for d, n, k, e in (
-            (2, 7, 1, (2, 4)),
             (3, 12, 2, (5, 12)),
             (4, 18, 2, (13, 40)),
             (5, 26, 3, (41, 120)),
             (6, 36, 4, (121, 400)),
+            (7, 48, 5, (401, 1200)),
         )
     )
-    budgets = (4, 8, 11, 15, 18)
+    budgets = (8, 12, 14, 18, 22)
     queries = (
         QuerySpec("powered", (int,), "does this {node} have {power}?"),
         QuerySpec("faulty", (int,), "is this {node} itself {faulty}?"),

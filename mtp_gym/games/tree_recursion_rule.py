@@ -1,57 +1,91 @@
 """Tree Recursion Rule (tree, inductive): infer the hidden recursive definition of node values.
 
 The rules show a rooted tree (a random shape per configuration, public). Every node has a
-value given by a hidden recursive rule: a leaf's value is ``A``; an inner node's value is
-``M * OP(values of its children) + B`` with ``OP`` one of ``sum``, ``max``, ``min``. The
-query ``value(v)`` gives one example (the value of node ``v``); the agent submits the rule
-as ``leaf=A; node=M*OP+B``. Every rule giving every node of this tree the same value is
-accepted, so the answer is unique given all values (the hidden state is the first rule of
-its class in the order ``OP``, ``M``, ``A``, ``B``). Levels grow the tree and the rule space:
-depth 2 / 7 nodes with ``A, B`` in 0..2 and ``M = 1``; 3 / 12, 0..3, 1; 4 / 20, 0..3, 1..2;
-5 / 32, 0..4, 1..2; 6 / 48, 0..5, 1..3 (27 to 324 rules before merging equivalent ones).
+value given by a hidden recursive rule: a leaf's value is ``A``; an inner node at depth ``d``
+(the root has depth 0) has value ``OP(values of its children) + B_d``, with ``OP`` one of
+``sum``, ``max``, ``min`` and one added number ``B_d`` per depth ``d = 0 .. D - 1`` of the
+tree's inner nodes (the tree is exactly ``D`` levels deep). The query ``value(v)`` gives one
+example (the value of node ``v``); the agent submits the rule as
+``leaf=A; node=OP+B; B=B_0,B_1,...`` (or ``node=OP+K`` when every ``B_d`` is ``K``).
+Every rule giving every node of this tree the same value is accepted, so the answer is unique
+given all values (the hidden state is the first rule of its class in the order ``OP``, ``A``,
+then the ``B_d`` from the root down).
+
+Levels grow the tree and with it the number of ``B_d``: depth 2 / 7 nodes, 3 / 12, 4 / 20,
+5 / 32, 6 / 48, at most 3 children per node, ``A`` and every ``B_d`` in 0..2 (3**(D + 2)
+= 81 to 6561 rules before merging equivalent ones; about 52, 200, 670, 2140 and 6500
+distinct rules per tree on the benchmark split). A value mixes the ``B_d`` of every depth
+below the node, so the examples needed grow with the depth (the oracle: 3.6 to 6.0 turns with
+the answer). The earlier rule ``leaf=A; node=M*OP+B`` (one ``B``, a multiplier ``M``) had a
+space polynomial in a few ranges: the root's value alone nearly named the rule and the oracle
+needed about 3 turns at every level.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Hashable
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import product
+
+import numpy as np
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import QuerySpec
-from mtp_gym.games.trees import ShownTreeGame, children_of, nodes_of
+from mtp_gym.games.trees import ShownTreeGame, children_of, depths_of, nodes_of
 
 OPS = ("sum", "max", "min")
 _COMBINE = {"sum": sum, "max": max, "min": min}
 _RULE_RE = re.compile(
-    r"^\s*leaf\s*=\s*(\d+)\s*[;,]?\s*node\s*=\s*(?:(\d+)\s*\*\s*)?(sum|max|min)\s*(?:\(\s*\w*\s*\)\s*)?(?:\+\s*(\d+))?\s*$",
+    r"^\s*leaf\s*=\s*(\d+)\s*[;,]?\s*node\s*=\s*(?:(\d+)\s*\*\s*)?(sum|max|min)\s*(?:\(\s*\w*\s*\)\s*)?"
+    r"(?:\+\s*(b(?:_?d)?|\d+)\s*)?(?:[;,]?\s*b\s*=\s*[\[(]?\s*(\d+(?:\s*[,\s]\s*\d+)*)\s*[\])]?)?\s*$",
     re.IGNORECASE,
 )
 
-#: ``(op, m, a, b)``: leaf = a, inner node = m * op(children) + b.
-Rule = tuple[str, int, int, int]
+#: ``(op, a, (b_0, ..., b_{D-1}))``: leaf = a, inner node at depth d = op(children) + b_d.
+Rule = tuple[str, int, tuple[int, ...]]
 
 
-@lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
 def node_values(parents: tuple[int, ...], rule: Rule) -> tuple[int, ...]:
     """The value of every node under ``rule`` (index 0 unused)."""
-    op, m, a, b = rule
-    kids = children_of(parents)
+    op, a, bs = rule
+    kids, depth = children_of(parents), depths_of(parents)
     combine = _COMBINE[op]
     value = [0] * (len(parents) + 1)
     for v in range(len(parents), 0, -1):
-        value[v] = m * combine(value[c] for c in kids[v]) + b if kids[v] else a
+        value[v] = combine(value[c] for c in kids[v]) + bs[depth[v]] if kids[v] else a
     return tuple(value)
 
 
-@lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
-def _rule_classes(parents: tuple[int, ...], a_max: int, b_max: int, m_max: int) -> tuple[dict, tuple[Rule, ...]]:
-    """Values tuple -> canonical rule, and the canonical rules in order."""
-    first: dict[tuple[int, ...], Rule] = {}
-    for op, m, a, b in product(OPS, range(1, m_max + 1), range(a_max + 1), range(b_max + 1)):
-        first.setdefault(node_values(parents, (op, m, a, b)), (op, m, a, b))
-    return first, tuple(first.values())
+class _RuleTable:
+    """The distinct rules of one tree (the first of each class, in rule order) and their values,
+    computed for all rules at once (numpy, one row per node)."""
+
+    def __init__(self, parents: tuple[int, ...], depth: int, a_max: int, b_max: int) -> None:
+        rules = list(product(OPS, range(a_max + 1), product(range(b_max + 1), repeat=depth)))
+        op = np.array([OPS.index(r[0]) for r in rules])
+        a = np.array([r[1] for r in rules], dtype=np.int64)
+        b = np.array([r[2] for r in rules], dtype=np.int64).reshape(len(rules), depth)
+        kids, depths = children_of(parents), depths_of(parents)
+        values = np.zeros((len(parents) + 1, len(rules)), dtype=np.int64)
+        for v in range(len(parents), 0, -1):
+            if kids[v]:
+                cv = values[list(kids[v])]
+                values[v] = np.choose(op, (cv.sum(0), cv.max(0), cv.min(0))) + b[:, depths[v]]
+            else:
+                values[v] = a
+        rows = np.ascontiguousarray(values[1:].T)  # one row per rule, node v at column v - 1
+        _, first = np.unique(rows.view(np.dtype((np.void, rows.shape[1] * 8))).ravel(), return_index=True)
+        first.sort()
+        #: the canonical rules in rule order, each with its node values (node v at index v - 1)
+        self.states: tuple[Rule, ...] = tuple(rules[i] for i in first)
+        self.values: dict[Rule, tuple[int, ...]] = dict(zip(self.states, map(tuple, rows[first].tolist())))
+        self.canonical: dict[tuple[int, ...], Rule] = {v: r for r, v in self.values.items()}
+
+
+@lru_cache(maxsize=8)  # small: a level-5 table holds ~6500 rules x 48 values
+def _rule_table(parents: tuple[int, ...], depth: int, a_max: int, b_max: int) -> _RuleTable:
+    return _RuleTable(parents, depth, a_max, b_max)
 
 
 class TreeRecursionRule(ShownTreeGame):
@@ -59,10 +93,11 @@ class TreeRecursionRule(ShownTreeGame):
     structure = "tree"
     inference = "inductive"
     levels = tuple(
-        {"depth": d, "n": n, "max_children": 3, "a_max": am, "b_max": am, "m_max": mm}
-        for d, n, am, mm in ((2, 7, 2, 1), (3, 12, 3, 1), (4, 20, 3, 2), (5, 32, 4, 2), (6, 48, 5, 3))
+        {"depth": d, "n": n, "max_children": 3, "a_max": 2, "b_max": 2}
+        for d, n in ((2, 7), (3, 12), (4, 20), (5, 32), (6, 48))
     )
-    budgets = (7, 7, 7, 7, 7)
+    budgets = (8, 9, 11, 12, 12)
+    transient = ("_table",)
     queries = (QuerySpec("value", (int,), "what is the {value} of this {node}?"),)
     vocabulary = {
         "tree": "tree",
@@ -77,22 +112,37 @@ class TreeRecursionRule(ShownTreeGame):
         "Here is a {tree} of {n} {nodes} numbered 1 to {n}; {node} 1 is the {root} and each line "
         "lists the {children} of one {node}:\n{tree_text}\n"
         "Every {node} has a {value} defined by a hidden recursive rule: a {leaf} (a {node} without "
-        "{children}) has {value} A, and any other {node} has {value} M * OP(the {value}s of its "
-        "{children}) + B, where OP is sum, max or min, A and B are whole numbers from 0 to {a_max} "
-        "and M is a whole number from 1 to {m_max}. Your goal is to find the rule from examples. "
-        "You may ask one question per turn using the following format:\n{query_formats}\n"
-        "When you know the rule, submit it as leaf=A; node=M*OP+B (any rule giving every {node} of "
-        "this {tree} the same {value} is accepted):\n{answer_format}\n"
+        "{children}) has {value} A, and any other {node} at depth d (the {root} has depth 0, its "
+        "{children} depth 1, and so on) has {value} OP(the {value}s of its {children}) + B_d, where "
+        "OP is sum, max or min (the same at every depth), A is a whole number from 0 to {a_max}, and "
+        "each depth d from 0 to {last_depth} has its own whole number B_d from 0 to {b_max}. Your "
+        "goal is to find the rule from examples. You may ask one question per turn using the "
+        "following format:\n{query_formats}\n"
+        "When you know the rule, submit it as leaf=A; node=OP+B; B={b_names} (any rule giving every "
+        "{node} of this {tree} the same {value} is accepted):\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
     )
-    answer_format = "<answer>leaf=1; node=1*max+2</answer>"
 
-    def _classes(self) -> tuple[dict, tuple[Rule, ...]]:
+    @property
+    def answer_format(self) -> str:  # type: ignore[override]
         p = self.params
-        return _rule_classes(self.parents, p["a_max"], p["b_max"], p["m_max"])
+        bs = tuple(min(x, p["b_max"]) for x in (2, 0, 1) * p["depth"])[: p["depth"]]
+        return f"<answer>{self.format_answer(('max', min(1, p['a_max']), bs))}</answer>"
+
+    @cached_property
+    def _table(self) -> _RuleTable:
+        p = self.params
+        return _rule_table(self.parents, p["depth"], p["a_max"], p["b_max"])
+
+    def rules_fields(self) -> dict:
+        depth = self.params["depth"]
+        return super().rules_fields() | {
+            "last_depth": depth - 1,
+            "b_names": ",".join(f"B_{d}" for d in range(depth)),
+        }
 
     def candidate_states(self) -> tuple[Rule, ...]:
-        return self._classes()[1]
+        return self._table.states
 
     def query_args(self, name: str) -> list[tuple]:
         return [(v,) for v in nodes_of(self.parents)]
@@ -101,18 +151,38 @@ class TreeRecursionRule(ShownTreeGame):
         return (2,)
 
     def respond(self, hidden: Rule, name: str, args: tuple) -> Hashable:
-        return node_values(self.parents, hidden)[args[0]]
+        values = self._table.values.get(hidden)
+        if values is None:  # not a canonical rule of this level (e.g. a hand-made state)
+            return node_values(self.parents, hidden)[args[0]]
+        return values[args[0] - 1]
 
     def parse_answer(self, text: str) -> Rule:
+        depth = self.params["depth"]
         m = _RULE_RE.match(text.strip(" .'\"`"))
-        if not m:
+        if not m or int(m.group(2) or 1) != 1:
             raise InvalidAction(
-                f"the answer {text[:60]!r} is not a rule leaf=A; node=M*OP+B; submit as {self.answer_format}."
+                f"the answer {text[:60]!r} is not a rule leaf=A; node=OP+B; B=B_0,...,B_{depth - 1}; "
+                f"submit as {self.answer_format}."
             )
-        a, mult, op, b = int(m.group(1)), int(m.group(2) or 1), m.group(3).lower(), int(m.group(4) or 0)
-        rule = (op, mult, a, b)
-        return self._classes()[0].get(node_values(self.parents, rule), rule)
+        a, op, plus, listed = int(m.group(1)), m.group(3).lower(), m.group(4), m.group(5)
+        if listed is not None:
+            if plus is not None and plus.isdigit():
+                raise InvalidAction(f"the answer {text[:60]!r} gives both a number after + and a list B=...")
+            bs = tuple(int(x) for x in re.split(r"[,\s]+", listed.strip()))
+            if len(bs) != depth:
+                raise InvalidAction(
+                    f"B must list {depth} numbers B_0,...,B_{depth - 1} (one per depth from the "
+                    f"{self.vocab['root']} down), got {len(bs)}; submit as {self.answer_format}."
+                )
+        elif plus is None or plus.isdigit():
+            bs = (int(plus or 0),) * depth
+        else:
+            raise InvalidAction(
+                f"the answer {text[:60]!r} uses +B but gives no list B=...; submit as {self.answer_format}."
+            )
+        rule = (op, a, bs)
+        return self._table.canonical.get(node_values(self.parents, rule)[1:], rule)
 
     def format_answer(self, target: Hashable) -> str:
-        op, m, a, b = target
-        return f"leaf={a}; node={m}*{op}+{b}"
+        op, a, bs = target
+        return f"leaf={a}; node={op}+B; B={','.join(map(str, bs))}"

@@ -11,10 +11,11 @@ Queries: ``trait(v)`` (does node ``v`` have the trait? e.g. a fossil of an ances
 branch into ``v`` included); the agent submits the ``k`` nodes whose branch mutated. The
 ``trait`` answers determine them (``v`` mutated exactly when its trait differs from its
 parent's). Levels grow the tree, ``k`` and the number of explanations of the shown pattern
-(configurations are redrawn until the count lies in the level's range): depth 2 / 7 nodes /
-k 2 / 2-4 explanations, 3 / 12 / 2 / 3-12, 4 / 18 / 3 / 6-20, 5 / 26 / 3 / 10-40,
-6 / 36 / 4 / 24-120 (at most 3 children per node; ranges that random draws reach often
-enough, so that a reset stays in the milliseconds).
+(configurations are redrawn until the count lies in the level's range): depth 3 / 12 nodes /
+k 2 / 4-12 explanations, 4 / 18 / 3 / 6-20, 5 / 26 / 3 / 10-40, 6 / 36 / 4 / 24-120,
+7 / 48 / 5 / 60-300 (at most 3 children per node; ranges that random draws reach often
+enough, about one draw in 5-20, so that a reset stays in the milliseconds). So even level 1
+leaves at least 4 explanations of the shown pattern, and a guess among them wins at most 1 in 4.
 """
 
 from __future__ import annotations
@@ -112,14 +113,14 @@ class TreeTraitMutations(ShownTreeGame):
     levels = tuple(
         {"depth": d, "n": n, "k": k, "max_children": 3, "explanations": e}
         for d, n, k, e in (
-            (2, 7, 2, (2, 4)),
-            (3, 12, 2, (3, 12)),
+            (3, 12, 2, (4, 12)),
             (4, 18, 3, (6, 20)),
             (5, 26, 3, (10, 40)),
             (6, 36, 4, (24, 120)),
+            (7, 48, 5, (60, 300)),
         )
     )
-    budgets = (5, 6, 8, 10, 12)
+    budgets = (7, 8, 10, 12, 14)
     queries = (
         QuerySpec("trait", (int,), "does this {node} have the {trait}?"),
         QuerySpec(

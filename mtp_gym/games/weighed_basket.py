@@ -14,8 +14,9 @@ Asking ``contains`` on every {item} always identifies the subset, so the game is
 Configurations: {weights} are random integers in ``1..w``; a subset is drawn, its total
 computed, and the draw is kept only when the number of ``k``-subsets with that total lies in
 the level's range (the hidden subset is then uniform over them, the posterior under a uniform
-prior). Levels ``(n, k, w)`` and explanations: (6, 3, 6) 2-3, (8, 4, 9) 4-7, (9, 4, 9) 8-15,
-(11, 5, 12) 16-40, (13, 6, 15) 41-100.
+prior). Levels ``(n, k, w)`` and explanations: (8, 4, 9) 4-7, (9, 4, 9) 8-15, (11, 5, 12)
+16-40, (13, 6, 15) 41-100, (15, 7, 18) 101-250. Level 1 thus offers at least 4 candidate
+explanations (a random guess wins at most 1 in 4), level 5 over 100.
 """
 
 from __future__ import annotations
@@ -47,13 +48,13 @@ class WeighedBasket(Game):
     structure = "set"
     inference = "abductive"
     levels = (
-        {"n": 6, "k": 3, "w": 6, "explanations": (2, 3)},
         {"n": 8, "k": 4, "w": 9, "explanations": (4, 7)},
         {"n": 9, "k": 4, "w": 9, "explanations": (8, 15)},
         {"n": 11, "k": 5, "w": 12, "explanations": (16, 40)},
         {"n": 13, "k": 6, "w": 15, "explanations": (41, 100)},
+        {"n": 15, "k": 7, "w": 18, "explanations": (101, 250)},
     )
-    budgets = (5, 6, 7, 8, 9)
+    budgets = (6, 7, 8, 10, 11)
     queries = (
         QuerySpec("contains", (int,), "is this {item} in the {basket}?"),
         QuerySpec("count", (int, int), "how many {items} of the {basket} are numbered in this range (inclusive)?"),

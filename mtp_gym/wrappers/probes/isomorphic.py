@@ -1,8 +1,9 @@
-"""Isomorphic perturbation (paper section 3.3): the same game told in another domain's nouns.
+"""Isomorphic perturbation (paper section 3.3): the same game told in another domain.
 
-The game's ``vocabulary`` (every entity/relation noun of its rules text and query help) is
-replaced by the game's template for one of five domains (``domains.py``); the hidden state,
-the query names and arguments, every reply and the target are unchanged, so an agent's
+The clean game is the symbolic version. Under the probe its rules and query helps are retold
+as the game's story in one of five domains (``stories.py``: the domain's frame, the game's own
+sentences) with the domain's nouns for every entity and relation (``domains.py``); the hidden
+state, the query names and arguments, every reply and the target are unchanged, so an agent's
 transcript maps 1:1 onto the clean one.
 """
 
@@ -14,12 +15,13 @@ import gymnasium as gym
 
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 from mtp_gym.wrappers.probes.domains import DOMAINS, domain_template
+from mtp_gym.wrappers.probes.stories import domain_wording
 
 __all__ = ["IsomorphicPerturbation"]
 
 
 class IsomorphicPerturbation(ProbeWrapper):
-    """Rewrite a query game's nouns into ``domain`` (one of :data:`DOMAINS`, or ``"random"``:
+    """Retell a query game in ``domain`` (one of :data:`DOMAINS`, or ``"random"``:
     a domain drawn per episode from the reset seed).
 
     Raises ``ValueError`` when the game has no template for the domain, naming both.
@@ -31,10 +33,12 @@ class IsomorphicPerturbation(ProbeWrapper):
         super().__init__(env, seed=seed, domain=domain)
         if domain != "random" and domain not in DOMAINS:
             raise ValueError(f"domain must be one of {DOMAINS} or 'random', got {domain!r}")
-        if self.base.vocabulary:
-            raise ValueError("the isomorphic probe sets the vocabulary itself: do not pass vocabulary= as well")
+        if self.base.vocabulary or self.base.wording:
+            raise ValueError("the isomorphic probe sets the vocabulary and wording itself: do not pass them as well")
         game = self.base.game_cls
-        self.templates = {d: domain_template(game, d) for d in (DOMAINS if domain == "random" else (domain,))}
+        domains = DOMAINS if domain == "random" else (domain,)
+        self.templates = {d: domain_template(game, d) for d in domains}
+        self.wordings = {d: domain_wording(game, d) for d in domains}
         self.domain = domain
         self.current = domain if domain != "random" else None
 
@@ -42,6 +46,7 @@ class IsomorphicPerturbation(ProbeWrapper):
         rng = self._reseed(seed)
         self.current = self.domain if self.domain != "random" else DOMAINS[int(rng.integers(len(DOMAINS)))]
         self.base.vocabulary = dict(self.templates[self.current])
+        self.base.wording = self.wordings[self.current]
         obs, info = self.env.reset(seed=seed, options=options)
         return obs, self._tag(info)
 
