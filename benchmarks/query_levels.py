@@ -31,6 +31,7 @@ import numpy as np
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
+from mtp_gym.agents.oracles.query_games import QueryGameRandomAgent
 from mtp_gym.episode import play_to_end
 from mtp_gym.games import resolve_game
 from mtp_gym.registration import GAME_IDS, game_ids
@@ -60,19 +61,13 @@ def rule_budget(oracle_turns: list[int], careful_turns: list[int], previous: int
     return max(math.ceil(2 * float(np.mean(oracle_turns)) - 1e-9), percentile90(careful_turns), previous)
 
 
-def random_chance(game) -> float:
-    """The random agent's exact chance on ``game``: the share of candidates with the true target."""
-    states, goal = game.candidate_states(), game.target(game.hidden)
-    return sum(game.target(s) == goal for s in states) / len(states)
-
-
 def level_row(env_id: str, level: int, previous: int) -> dict:
     cls = resolve_game(GAME_IDS[env_id])
     n = gym.make(env_id, difficulty=level).unwrapped.num_configs
     games = [cls.benchmark(level, i) for i in range(n)]
     hyp = [len(g.candidate_states()) for g in games] if cls.enumerable else []
     targets = [len({g.target(s) for s in g.candidate_states()}) for g in games] if cls.enumerable else []
-    chance = [random_chance(g) for g in games] if cls.enumerable else []
+    chance = [QueryGameRandomAgent.chance(g) for g in games] if cls.enumerable else []
     oracle, careful = turns(env_id, level, "oracle"), turns(env_id, level, "careful")
     assert all(won for won, _ in oracle), f"{env_id} level {level}: the oracle lost with no turn limit"
     oracle_t = [t for _, t in oracle]

@@ -226,6 +226,13 @@ class QueryGameRandomAgent:
         self.rng = np.random.default_rng(self._seed if seed is None else seed)
         self.game: Game | None = None
 
+    @staticmethod
+    def chance(game: Game) -> float:
+        """Its exact chance of winning ``game`` (hidden state known): the share of candidate
+        states whose target is the true one, as it answers a random candidate's target."""
+        states, goal = game.candidate_states(), game.target(game.hidden)
+        return sum(game.target(s) == goal for s in states) / len(states)
+
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if self.game is None:
             self.game = game_from_info(self.game_cls, info)
