@@ -9,10 +9,10 @@ from itertools import combinations
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import ScanPlayer
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
-from mtp_gym.agents.oracles.query_games import VersionSpace, game_from_info
 from mtp_gym.episode import play_to_end
 from mtp_gym.games._graph import random_connected_graph
 from mtp_gym.games.broken_link import BrokenLink, boundary, causes, cut_off
@@ -20,31 +20,10 @@ from mtp_gym.games.broken_link import BrokenLink, boundary, causes, cut_off
 ENV_ID = "MTP/BrokenLink-v0"
 
 
-class LinkScan:
-    """Asks ``working(link)`` of every link in the listed order and answers as soon as the
-    replies (and the shown outcome) determine the answer: the strategy a level must defeat.
-
-    It skips every link whose state the outcome and the replies already fix (the links out of
-    the cut-off part are broken in every cause), so it is the strongest scan: a plain scan of
-    every link asks the same questions and more."""
-
-    def reset(self, seed: int | None = None) -> None:
-        self.space, self.evidence = None, {}
-
-    def act(self, observation: str, info: dict) -> str:
-        if self.space is None:
-            self.space = VersionSpace(game_from_info(BrokenLink, info))
-        feedback = info.get("feedback") or {}
-        if "query" in feedback:
-            self.evidence[(feedback["query"], tuple(feedback["args"]))] = feedback["answer"]
-        alive = self.space.consistent(self.evidence)
-        targets = {self.space.targets[i] for i in alive}
-        if len(targets) > 1:
-            for link in self.space.game.query_args("working"):
-                row, _ = self.space.codes(self.space.index[("working", link)])
-                if len(np.unique(row[alive])) > 1:
-                    return self.space.game.describe_query("working", link)
-        return f"<answer>{self.space.game.format_answer(targets.pop())}</answer>"
+def link_scan() -> ScanPlayer:
+    """``working(link)`` of every link in the listed order, skipping links the outcome and the
+    replies already fix (the cut-off part's boundary is broken in every cause)."""
+    return ScanPlayer(BrokenLink, "working", every_arg=True, skip_known=True)
 
 
 def open_links(game: BrokenLink) -> int:
@@ -58,7 +37,7 @@ def test_from_level_2_a_scan_of_the_links_does_not_fit_the_budget(level):
     budget, configs = env.unwrapped.max_turns, range(env.unwrapped.num_configs)
     games = [BrokenLink.benchmark(level, c) for c in configs]
     assert all(open_links(g) >= 2 * budget for g in games)  # the whole scan cannot finish
-    scan_wins = sum(play_to_end(env, LinkScan(), config_id=c).info["outcome"] == "success" for c in configs)
+    scan_wins = sum(play_to_end(env, link_scan(), config_id=c).info["outcome"] == "success" for c in configs)
     assert scan_wins <= len(configs) / 4, (level, scan_wins)  # lucky draws only: both extra breaks come early
     oracle = make_agent("oracle", ENV_ID)
     turns = []
@@ -74,7 +53,7 @@ def test_level_1_stays_small_and_a_scan_may_win_it():
     env = gym.make(ENV_ID, difficulty=1)
     configs = range(env.unwrapped.num_configs)
     assert all(len(BrokenLink.benchmark(1, c).candidate_states()) == 5 for c in configs)
-    assert all(play_to_end(env, LinkScan(), config_id=c).info["outcome"] == "success" for c in configs)
+    assert all(play_to_end(env, link_scan(), config_id=c).info["outcome"] == "success" for c in configs)
 
 
 def test_the_outcome_fixes_the_boundary_and_the_number_of_other_breaks():

@@ -12,6 +12,7 @@ from functools import cache
 
 import gymnasium as gym
 import pytest
+from helpers import ScanPlayer
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
@@ -157,40 +158,13 @@ def test_random_agent_wins_at_its_exact_chance():
     assert 0 < p < 1 and abs(wins / 600 - p) < 4 * (p * (1 - p) / 600) ** 0.5, (wins, p)
 
 
-class ScanPlayer:
-    """Asks the one-item query of every item in order (``member(1)``, ``member(2)``, ...) and
-    answers as soon as the replies determine the answer: the strategy a level must defeat."""
-
-    def __init__(self, env_id: str, query: str) -> None:
-        self.game_cls, self.query = _game(env_id), query
-
-    def reset(self, seed: int | None = None) -> None:
-        self.space, self.evidence = None, {}
-
-    def act(self, observation: str, info: dict) -> str:
-        from mtp_gym.agents.oracles.query_games import VersionSpace, game_from_info
-
-        if self.space is None:
-            self.space = VersionSpace(game_from_info(self.game_cls, info))
-            self.scan = iter(a for a in self.space.game.query_args(self.query) if len(set(a)) == 1)
-        feedback = info.get("feedback") or {}
-        if "query" in feedback:
-            self.evidence[(feedback["query"], tuple(feedback["args"]))] = feedback["answer"]
-        alive = self.space.consistent(self.evidence)
-        targets = {self.space.targets[i] for i in alive}
-        args = next(self.scan, None)
-        if len(targets) == 1 or args is None:
-            return f"<answer>{self.space.game.format_answer(targets.pop())}</answer>"
-        return self.space.game.describe_query(self.query, args)
-
-
 #: Games that a one-query-per-item scan used to solve at every level, with that query.
 SCANNABLE = {"MTP/HiddenSubset-v0": "member", "MTP/RangeSums-v0": "sum"}
 
 
 @pytest.mark.parametrize("env_id", sorted(SCANNABLE))
 def test_from_level_2_a_scan_of_the_items_does_not_fit_the_budget(env_id):
-    scan = ScanPlayer(env_id, SCANNABLE[env_id])
+    scan = ScanPlayer(_game(env_id), SCANNABLE[env_id])
     for level in LEVELS[1:]:
         env = gym.make(env_id, difficulty=level)
         game = _game(env_id).benchmark(level, 0)

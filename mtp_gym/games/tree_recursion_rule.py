@@ -37,7 +37,7 @@ from mtp_gym.games.trees import ShownTreeGame, children_of, depths_of, nodes_of
 OPS = ("sum", "max", "min")
 _COMBINE = {"sum": sum, "max": max, "min": min}
 _RULE_RE = re.compile(
-    r"^\s*leaf\s*=\s*(\d+)\s*[;,]?\s*node\s*=\s*(?:(\d+)\s*\*\s*)?(sum|max|min)\s*(?:\(\s*\w*\s*\)\s*)?"
+    r"^\s*leaf\s*=\s*(\d+)\s*[;,]?\s*node\s*=\s*(sum|max|min)\s*(?:\(\s*\w*\s*\)\s*)?"
     r"(?:\+\s*(b(?:_?d)?|\d+)\s*)?(?:[;,]?\s*b\s*=\s*[\[(]?\s*(\d+(?:\s*[,\s]\s*\d+)*)\s*[\])]?)?\s*$",
     re.IGNORECASE,
 )
@@ -159,12 +159,12 @@ class TreeRecursionRule(ShownTreeGame):
     def parse_answer(self, text: str) -> Rule:
         depth = self.params["depth"]
         m = _RULE_RE.match(text.strip(" .'\"`"))
-        if not m or int(m.group(2) or 1) != 1:
+        if not m:
             raise InvalidAction(
                 f"the answer {text[:60]!r} is not a rule leaf=A; node=OP+B; B=B_0,...,B_{depth - 1}; "
                 f"submit as {self.answer_format}."
             )
-        a, op, plus, listed = int(m.group(1)), m.group(3).lower(), m.group(4), m.group(5)
+        a, op, plus, listed = int(m.group(1)), m.group(2).lower(), m.group(3), m.group(4)
         if listed is not None:
             if plus is not None and plus.isdigit():
                 raise InvalidAction(f"the answer {text[:60]!r} gives both a number after + and a list B=...")
