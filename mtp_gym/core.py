@@ -8,7 +8,8 @@ A puzzle subclasses :class:`TextPuzzleEnv` and implements only its rules. The ab
 * ``_instructions()``: the first observation;
 * ``_parse(action)``: turn free text into a move, or raise :class:`InvalidAction` with a
   message saying what was wrong (the game state must not be touched); it gets the reply
-  with reasoning blocks already stripped (see "How replies are read" below);
+  with reasoning blocks already stripped and dashes made ASCII (see "How replies are read"
+  below); several candidate tags go through :meth:`TextPuzzleEnv.read_one`;
 * ``_play(move)``: apply a legal move and return a :class:`Reply`;
 * ``_hidden()``: the secret state exposed as ``info["hidden"]``, a new dict on every call
   (users keep what ``step`` returns; ``check_env`` rejects shared mutable objects).
@@ -24,22 +25,34 @@ looks now), ``_timeout()`` (the reply when the turn budget runs out),
 A move whose :class:`Reply` has outcome ``"timeout"`` (a puzzle's own budget, e.g. the Turing
 Machine's round cap) ends the episode as a truncation, like the turn budget.
 
-How replies are read (every puzzle follows this policy):
+How replies are read (every puzzle follows this policy; a reply is never read as a move the
+model did not make: a re-prompt costs nothing, a misread costs the game):
 
 1. Reasoning blocks (``<think>…</think>``, ``<thinking>…</thinking>``, text before a lone
    ``</think>``, text after an unclosed ``<think>``) are removed before ``_parse`` sees the
    reply; the transcript keeps the reply as the model wrote it.
 2. The move is read from the puzzle's tag (or marker) when the reply has one; letter case,
    whitespace, markdown emphasis and code fences around it do not matter.
-3. Without a tag, only an unambiguous answer position counts (e.g. the first word of a
-   yes/no answer); prose that mentions other candidates is never played.
-4. A reply that names two different moves (two different tags, two different quoted words)
-   is not guessed at: the env re-prompts and says which moves conflicted (:func:`single`).
-   Repeating the same move is fine, and a tag that holds no move (the format restated in
-   the reasoning, ``<guess>bits</guess>``) is ignored when another tag holds one
-   (:func:`read_one`).
-5. A run of more than :data:`mtp_gym.parsing.MAX_DIGITS` digits is rejected before parsing.
-6. A rejected reply costs no turn and leaves the game state untouched; ``max_format_errors``
+3. Without a tag, only an unambiguous answer position counts (e.g. the yes/no words of a
+   yes/no answer, read by the sentence: :func:`mtp_gym.envs.twenty_questions.parse_answer`);
+   prose that mentions other candidates is never played.
+4. Several tags: the same move repeated is one move; two different moves are re-prompted,
+   naming them. A tag that does not read as a move beside one that does is a second move
+   (a self-correction such as ``<answer>7</answer> … <answer>it must be 9</answer>``), so the
+   reply is re-prompted too: the first tag never wins silently. Only a tag that restates the
+   format (empty, ``...``, placeholder words such as ``<guess>bits</guess>``, ``<answer>N</answer>``
+   or the env's own format text: :func:`mtp_gym.parsing.restates_format`) is ignored
+   (:meth:`TextPuzzleEnv.read_one`).
+5. A note beside a move is not a move: on a labelled line the move is what stands first
+   (``<CHOICE>: 2 - I will not skip this round`` is verifier 2), and a note that corrects it
+   (``2, actually 3``) is re-prompted (:func:`mtp_gym.parsing.corrects`). A word the reply
+   attributes to someone else (Word Chain's opponent word) is not its move.
+6. Every dash-like character reads as ``-`` (:data:`mtp_gym.parsing.DASHES`), so a Unicode
+   minus or en dash before a number is a minus sign; a sign is never dropped (where negative
+   numbers are not allowed, the reply is re-prompted).
+7. A run of more than :data:`mtp_gym.parsing.MAX_DIGITS` digits is rejected before parsing,
+   and reading is linear in the reply's length.
+8. A rejected reply costs no turn and leaves the game state untouched; ``max_format_errors``
    rejections in a row (default 3, for every puzzle) end the episode as ``"format_error"``.
 
 Every observation lies in ``observation_space``: characters outside :data:`TEXT_CHARSET`
@@ -63,10 +76,19 @@ from typing import Any, NamedTuple
 
 import gymnasium as gym
 
-from mtp_gym.parsing import MAX_DIGITS, long_number, strip_reasoning
+from mtp_gym.parsing import (
+    MAX_DIGITS,
+    find_tags,
+    format_restater,
+    long_number,
+    prepare_reply,
+    restates_format,
+    retracts,
+)
 from mtp_gym.spaces import TextSpace
 
 __all__ = [
+    "FormatRestated",
     "InvalidAction",
     "Reply",
     "TextPuzzleEnv",
@@ -74,6 +96,7 @@ __all__ = [
     "OUTCOMES",
     "check_int",
     "read_one",
+    "refuse_retraction",
     "single",
     "to_charset",
 ]
@@ -88,6 +111,11 @@ CONFIG_SOURCES = ("benchmark", "generated")
 
 class InvalidAction(ValueError):
     """Raised by a puzzle's ``_parse``: the message tells the agent what was wrong."""
+
+
+class FormatRestated(InvalidAction):
+    """Raised by a reader for a candidate that restates the format (``BLUE=X, YELLOW=Y``):
+    ignored beside a real move (:func:`read_one`)."""
 
 
 class Reply(NamedTuple):
@@ -235,6 +263,48 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         """How a well-formed action looks now (what a re-prompt appends)."""
         return self._format_hint()
 
+    #: Words of the puzzle's own format text that a restated format may hold besides the
+    #: format hint's (e.g. the Turing Machine's ``BLUE=X, YELLOW=Y, PURPLE=Z``), lower case.
+    format_words: frozenset[str] = frozenset()
+
+    def read_move(self, action: str) -> Any:
+        """The move a reply makes in the current state, by the reading policy (reasoning
+        removed, dashes made ASCII, over-long numbers refused, then ``_parse``); raises
+        :class:`InvalidAction` saying what was wrong. Pure: the game state is not touched."""
+        text = prepare_reply(action)
+        if long_number(text):
+            raise InvalidAction(f"the reply holds a number of more than {MAX_DIGITS} digits.")
+        return self._parse(text)
+
+    def read_one(self, candidates: list[Any], read: Callable[[Any], Any], what: str, show: Any = repr) -> Any:
+        """:func:`read_one` with this env's restated formats (its format hint's words and
+        example, and :attr:`format_words`)."""
+        return read_one(candidates, read, what, show, restated=self._restated)
+
+    def read_tags(
+        self,
+        text: str,
+        names: str,
+        read: Callable[[Any], Any],
+        what: str,
+        show: Any = repr,
+        *,
+        missing: str | Callable[[], str],
+        named: bool = True,
+    ) -> Any:
+        """The one move of the reply's complete tags whose names match the regex ``names``:
+        :meth:`read_one` over ``(name, content)`` pairs (``named``) or contents, after refusing a
+        reply that takes its move back after the last tag (:func:`refuse_retraction`).
+        ``missing``: the error (or a function making it) when there is no such tag."""
+        tags = find_tags(text, names)
+        if not tags:
+            raise InvalidAction(missing() if callable(missing) else missing)
+        refuse_retraction(text[tags[-1].end :])
+        return self.read_one([(t.name, t.content) if named else t.content for t in tags], read, what, show)
+
+    def _restated(self, content: str, strict: bool = False) -> bool:
+        return format_restater(self._format_hint(), self.format_words)(content, strict=strict)
+
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
@@ -275,11 +345,8 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             raise RuntimeError("step() called before reset()")
         if not isinstance(action, str):
             return self._reject(repr(action), f"the action must be text (str), got {type(action).__name__}.")
-        text = strip_reasoning(action)
         try:
-            if long_number(text):
-                raise InvalidAction(f"the reply holds a number of more than {MAX_DIGITS} digits.")
-            move = self._parse(text)
+            move = self.read_move(action)
         except InvalidAction as err:
             return self._reject(action, str(err))
         self._consecutive_errors = 0
@@ -398,24 +465,60 @@ def single(values: list[Any], what: str, show: Any = repr) -> Any:
     return distinct[0] if distinct else None
 
 
-def read_one(candidates: list[Any], read: Callable[[Any], Any], what: str, show: Any = repr) -> Any:
-    """The one move the ``candidates`` (tag contents, in order) make through ``read``.
+def read_one(
+    candidates: list[Any],
+    read: Callable[[Any], Any],
+    what: str,
+    show: Any = repr,
+    *,
+    restated: Callable[..., bool] = restates_format,
+) -> Any:
+    """The one move that the ``candidates`` (tag contents, or ``(tag, content)`` pairs, in
+    order) make through ``read`` (which raises :class:`InvalidAction` for a candidate that is
+    not a move, :class:`FormatRestated` for one that restates the format).
 
-    A candidate that ``read`` rejects (e.g. the format restated in the reasoning,
-    ``<guess>bits</guess>``) is ignored when another one is a move; when none is, the last
-    rejection is raised. Different moves are an :class:`InvalidAction` (:func:`single`).
+    A candidate that restates the format (``restated(content, strict=...)``: placeholders
+    such as ``<guess>bits</guess>``, or a copy of the env's own format example) is ignored
+    beside one that does not; of candidates that read as moves, only placeholder words count
+    as restated (``strict``: a single letter or an empty tag is a move of some puzzles). Different moves are an :class:`InvalidAction` naming them (:func:`single`).
+    A candidate that is not a move beside one that is counts as a second move (a
+    self-correction that does not parse as written), so it is an :class:`InvalidAction` too.
+    With no move at all, the last candidate's error is raised.
     """
     if len(candidates) == 1:
         return read(candidates[0])
-    moves, error = [], None
-    for candidate in candidates:
+    moves, unread = [], []
+    for candidate in dict.fromkeys(candidates):
         try:
-            moves.append(read(candidate))
+            moves.append((candidate, read(candidate)))
         except InvalidAction as err:
-            error = err
-    if not moves and error is not None:
-        raise error
-    return single(moves, what, show)
+            unread.append((candidate, err))
+    if not moves:
+        raise unread[-1][1]
+
+    def restating(candidate: Any, strict: bool = False) -> bool:
+        return restated(str(candidate[-1] if isinstance(candidate, tuple) else candidate), strict=strict)
+
+    if len({m for _, m in moves}) > 1:
+        kept = [(c, m) for c, m in moves if not restating(c, strict=True)]
+        moves = kept or moves
+    move = single([m for _, m in moves], what, show)
+    for candidate, err in unread:
+        if not isinstance(err, FormatRestated) and not restating(candidate):
+            raise InvalidAction(
+                f"the reply names {show(move)} and also another move that is not valid as written "
+                f"({str(err).rstrip('.')}); give exactly one."
+            )
+    return move
+
+
+def refuse_retraction(tail: str) -> None:
+    """An :class:`InvalidAction` when the text after a move takes it back (``— no wait, make
+    that TRADE``): the reply then names another move than the one it wrote."""
+    if retracts(tail):
+        raise InvalidAction(
+            "the reply takes its move back after making it; give exactly one move and no correction after it."
+        )
 
 
 def _format_messages(messages: list[dict[str, str]]) -> str:

@@ -18,6 +18,7 @@ import pytest
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
+from mtp_gym.core import InvalidAction
 from mtp_gym.data import asset_path, load_json
 from mtp_gym.envs import twenty_questions as tq
 from mtp_gym.envs.twenty_questions import (
@@ -59,8 +60,10 @@ CI_SAMPLE = range(0, 400, 10)
         ("**Yes**", True),
         ("'no'", False),
         ("I checked the attributes of my word: yes", True),
-        ("Yes, there is no doubt.", True),  # the first word is the answer
-        ("Yes. It is not a type of that... wait, no.", True),
+        ("Yes, there is no doubt.", True),  # "no doubt" is an idiom, not an answer
+        ("No worries, yes.", True),
+        ("No. I would not say yes to that.", False),  # a negated mention is not an answer
+        ("You asked for yes or no: no", False),  # nor is the format restated
         ("Hmm. Answer: **no**", False),
         ("Let me think: yes, it is.", True),  # all its yes/no words agree
         ("<answer>no</answer> (yes, I am sure)", False),  # the tag wins
@@ -71,6 +74,22 @@ CI_SAMPLE = range(0, 400, 10)
 )
 def test_parse_answer(text, expected):
     assert parse_answer(text) is expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yes. It is not a type of that... wait, no.",  # a correction: both answers, never a guess
+        "No... actually, yes.",
+        "Answer: no, actually yes",
+        "Answer: yes\n\nOn second thought: no.",
+        '{"answer": "yes", "revised_answer": "no"}',
+        "<answer>yes</answer> <answer>no</answer>",
+    ],
+)
+def test_a_reply_with_both_answers_is_re_prompted(text):
+    with pytest.raises(InvalidAction):
+        parse_answer(text)
 
 
 def test_question_wording_round_trips():

@@ -64,6 +64,8 @@ def env_with(lexicon, first=0, opener=None, **kwargs) -> WordChainEnv:
         ('I pick "zebra"', "zebra"),
         ("I pick ‘zebra’", "zebra"),
         ("I'll go with 'ice-cream'", "ice-cream"),  # a move, not on the list
+        ("You said 'topaz', so I'll say 'zebra'", "zebra"),  # a word attributed to the opponent is not the move
+        ("After 'topaz' comes 'zebra'.", "zebra"),
         ("I don't know, zebra maybe", None),
         ("'z'", None),
         ("", None),
@@ -75,7 +77,7 @@ def test_parse_word(text, word):
 
 @pytest.mark.parametrize(
     "text",
-    ["You said 'topaz', so I'll say 'zebra'", "I'll go with 'sacred', since 'access' ends in s."],
+    ["I'll say 'topaz', or 'zebra'", "I'll go with 'sacred', since 'access' ends in s."],
 )
 def test_two_different_quoted_words_are_not_guessed_at(text):
     with pytest.raises(InvalidAction, match="2 different quoted words"):
@@ -124,7 +126,6 @@ def test_paper_prompt_and_openings():
     [
         ("'areas'", NOT_IN_LIST, "'areas' is not on the list. You lose."),
         ("'tiger'", WRONG_FIRST_LETTER, "'tiger' does not start with 'a', the last letter of 'aqua'. You lose."),
-        ("'aqua'", REPEAT, "'aqua' has already been used. You lose."),
     ],
 )
 def test_each_violation_is_an_immediate_loss(move, kind, text):
@@ -133,6 +134,15 @@ def test_each_violation_is_an_immediate_loss(move, kind, text):
     assert obs == text and term and not trunc and reward == 0.0
     assert info["outcome"] == "failure" and info["score"] == 0.0 and info["feedback"]["violation"] == kind
     assert info["turn"] == 1 and info["legal_moves"] == () and info["chain"] == ("aqua",)
+
+
+def test_the_opponents_word_is_never_read_as_the_move():
+    env = env_with(ROUND + ("tiger",), first=1, opener="aqua")
+    for reply in ("Hmm. 'aqua'", "You said 'aqua', so mine starts with a: **alpha**."):
+        obs, reward, term, trunc, info = env.step(reply)
+        assert not info["valid_action"] and not (term or trunc) and "'aqua' is my word" in obs
+    _, _, _, _, info = env.step("'aqua' ends in a, so 'alpha'")
+    assert info["valid_action"] and info["feedback"]["word"] == "alpha"
 
 
 def test_repeating_your_own_word_loses_too():
@@ -306,7 +316,10 @@ def test_aec_text_game_violation_rewards():
     env.step("no idea")  # format error: same agent again, nothing changes
     obs, _, _, _, info = env.last()
     assert env.agent_selection == second and obs["text"].startswith("Invalid action") and info["format_errors"] == 1
-    env.step("'exclaim'")  # wrong letter and a repeat: wrong letter is reported
+    env.step("'exclaim'")  # the opponent's word is not a move: a format error
+    assert env.agent_selection == second and env.infos[second]["format_errors"] == 2
+    wrong = next(w for w in benchmark_games()[1]["lexicon"] if w[0] != "m" and w != "exclaim")
+    env.step(f"'exclaim' ends in m, so '{wrong}'")  # the opponent's word is skipped; a wrong letter
     assert env.terminations == {"player_0": True, "player_1": True}
     assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
     _, reward, term, _, info = env.last()

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int, read_one
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
 from mtp_gym.data import load_json
 
 AND, OR, NOT = "AND", "OR", "NOT"
@@ -342,15 +342,10 @@ def instructions_text(num_circuits: int, num_inputs: int, inventory: dict[str, i
 
 
 # ---------------------------------------------------------------------- parsing
-_ACTION_RE = re.compile(r"<\s*(query|guess)\s*>(.*?)<\s*/\s*\1\s*>", re.IGNORECASE | re.DOTALL)
+
 _CALL_RE = re.compile(r"^([A-Za-z])\s*\((.*)\)$", re.DOTALL)
 _GUESS_JUNK_RE = re.compile(r"[\s,;|]")
 _ARGS_SPLIT_RE = re.compile(r"[\s,]+")
-
-
-def action_tags(text: str) -> list[tuple[str, str]]:
-    """``("query" | "guess", content)`` of every query/guess tag, in order."""
-    return [(m.group(1).lower(), m.group(2).strip()) for m in _ACTION_RE.finditer(text)]
 
 
 def parse_call(content: str, labels: str, num_inputs: int) -> tuple[int, tuple[int, ...]]:
@@ -614,6 +609,8 @@ class CircuitDecodingEnv(TextPuzzleEnv):
         self._tables, self._hidden_state = prepared or prepare_game(config)
         self._queries_left = self.num_queries
 
+    format_words = frozenset({"circuit", "circuits", "label"})
+
     def _format_hint(self) -> str:
         k = self._k
         return (
@@ -626,10 +623,14 @@ class CircuitDecodingEnv(TextPuzzleEnv):
         return instructions_text(len(self._labels), self._k, self._config["inventory"], self.num_queries)
 
     def _parse(self, action: str) -> tuple:
-        tags = action_tags(action)
-        if not tags:
-            raise InvalidAction("no <query>...</query> or <guess>...</guess> tag found.")
-        return read_one(tags, self._read_tag, "actions (one query or guess per turn)", show=self._show_move)
+        return self.read_tags(
+            action,
+            "query|guess",
+            self._read_tag,
+            "actions (one query or guess per turn)",
+            show=self._show_move,
+            missing="no <query>...</query> or <guess>...</guess> tag found.",
+        )
 
     def _read_tag(self, tag: tuple[str, str]) -> tuple:
         kind, content = tag

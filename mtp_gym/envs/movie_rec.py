@@ -11,9 +11,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int, read_one
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
 from mtp_gym.data import load_json
-from mtp_gym.parsing import extract_all_tags, extract_tag
+from mtp_gym.parsing import find_tags
 
 ATTRIBUTES = (
     "Intellectual Depth",
@@ -378,7 +378,7 @@ def parse_table(text: str) -> tuple[tuple[str, ...], np.ndarray]:
     return tuple(titles), np.array(rows, dtype=float).reshape(-1, N_ATTRIBUTES)
 
 
-_QUESTION_RE = re.compile(r"^\s*(?:would|do|will)\s+you\s+prefer\s+(?:watching\s+)?(.+?)\s*\??\s*$", re.I | re.S)
+_QUESTION_RE = re.compile(r"\s*(?:would|do|will)\s+you\s+prefer\s+(?:watching\s+)?", re.I)
 
 
 def parse_question(content: str) -> list[tuple[str, str]]:
@@ -387,9 +387,9 @@ def parse_question(content: str) -> list[tuple[str, str]]:
     Raises :class:`InvalidAction` when the text is not "Would you prefer watching X over Y?".
     """
     match = _QUESTION_RE.match(content)
-    if match is None:
+    body = "" if match is None else content[match.end() :].rstrip().removesuffix("?").rstrip()
+    if not body:
         raise InvalidAction(f'the question {content[:80]!r} is not of the form "Would you prefer watching X over Y?".')
-    body = match.group(1)
     readings = [(body[: m.start()], body[m.end() :]) for m in re.finditer(r"\s+over\s+", body, re.I)]
     if not readings:
         raise InvalidAction(f'the question {content[:80]!r} is not of the form "Would you prefer watching X over Y?".')
@@ -614,29 +614,32 @@ class MovieRecEnv(TextPuzzleEnv):
 
     def _parse(self, action: str) -> tuple[str, int, int] | tuple[str, int]:
         if self._asked < self.num_questions:
-            contents = extract_all_tags(action, "question")
-            if not contents:
-                left = self.num_questions - self._asked
-                extra = (
-                    " The final answer comes after all the questions."
-                    if extract_tag(action, "final_answer") is not None
-                    else ""
-                )
-                raise InvalidAction(
-                    f"no <question>...</question> tag found; {left} question{'s' * (left != 1)} remaining.{extra}"
-                )
-            i, j = read_one(
-                contents,
+            left = self.num_questions - self._asked
+            i, j = self.read_tags(
+                action,
+                "question",
                 self._read_question,
                 "questions",
                 show=lambda p: f"{self._movies.seen_titles[p[0]]} vs {self._movies.seen_titles[p[1]]}",
+                missing=lambda: (
+                    f"no <question>...</question> tag found; {left} question{'s' * (left != 1)} remaining."
+                    + (" The final answer comes after all the questions." if find_tags(action, "final_answer") else "")
+                ),
+                named=False,
             )
             return ("question", i, j)
-        contents = extract_all_tags(action, "final_answer")
-        if not contents:
-            extra = " The questions are over." if extract_tag(action, "question") is not None else ""
-            raise InvalidAction(f"no <final_answer>...</final_answer> tag found.{extra}")
-        pick = read_one(contents, self._read_final, "final answers", show=lambda k: self._movies.unseen_titles[k])
+        pick = self.read_tags(
+            action,
+            "final_answer",
+            self._read_final,
+            "final answers",
+            show=lambda k: self._movies.unseen_titles[k],
+            missing=lambda: (
+                "no <final_answer>...</final_answer> tag found."
+                + (" The questions are over." if find_tags(action, "question") else "")
+            ),
+            named=False,
+        )
         return ("final", pick)
 
     def _read_question(self, content: str) -> tuple[int, int]:

@@ -9,8 +9,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int, single
-from mtp_gym.parsing import extract_all_labeled
+from mtp_gym.core import FormatRestated, InvalidAction, Reply, TextPuzzleEnv, check_int, refuse_retraction
+from mtp_gym.parsing import corrects, find_labeled, negated
 from mtp_gym.turnbench import rules
 from mtp_gym.turnbench.prompts import HARNESS_SYSTEM, MODES, PROMPT_STYLES, STAGE_PROMPTS
 
@@ -26,28 +26,62 @@ listing for each verifier number the criteria of that verifier's card you still 
 
 NIGHTMARE_MAPPING_PROMPT = """In nightmare mode you may also add <MAPPING>: 0=[j], 1=[j], ... naming the verifier whose criterion answers each verifier."""
 
-_COLOUR_RE = {c: re.compile(rf"\b{c}\b\s*[=:]\s*\[?\s*(\d+)", re.IGNORECASE) for c in ("BLUE", "YELLOW", "PURPLE")}
-_BARE_CODE_RE = re.compile(r"^[\[(\s]*([1-5])\s*,?\s*([1-5])\s*,?\s*([1-5])[\])\s.]*$")
+_CODE_ITEM_RE = re.compile(r"\b(BLUE|YELLOW|PURPLE)\b\s*[=:]\s*\[?\s*(-?\d+)\s*\]?[\s,;]*(?:and\s+)?", re.IGNORECASE)
+_BARE_CODE_RE = re.compile(r"[\[(\s]*(-?\d)\s*,?\s*(-?\d)\s*,?\s*(-?\d)(?![\d.]\d)[\])]*")
 _SKIP_RE = re.compile(r"\bSKIP\b", re.IGNORECASE)
-_VERIFIER_RE = re.compile(r"(?:verifier\s*(?:num(?:ber)?)?\s*)?#?\s*(-?\d+)$", re.IGNORECASE)
+_NUMBER_RE = re.compile(r"-?\d+")
+# Words that may stand before a verifier number on a choice line ("I choose verifier #2").
+_VERIFIER_LEAD_RE = re.compile(
+    r"(?:[\s*_`'\"\[(#:.,]|\b(?:verifier|number|num|no|query|ask|test|check|i|choose|pick|select|will|let's|lets|"
+    r"my|choice|is|the|go|with|to)\b)*",
+    re.IGNORECASE,
+)
 # What may follow a choice on its line: the optional report tags.
 _AFTER_CHOICE_RE = re.compile(r"<\s*(?:BELIEF|MAPPING|REASONING)\b.*$", re.IGNORECASE)
+# The optional reports after the choice (their free text is not a note on the move).
+_AFTER_REPORTS_RE = re.compile(r"<\s*(?:BELIEF|MAPPING)\b.*", re.IGNORECASE | re.DOTALL)
 _REASONING_RE = re.compile(r"<\s*REASONING\s*>|(?:^|\n)[ \t*]*REASONING\**\s*:", re.IGNORECASE)
+FORMAT_WORDS = frozenset({"blue", "yellow", "purple", "verifier"})
+# The code format restated with letters or brackets for digits: BLUE=X, YELLOW=[Y], PURPLE=Z.
+_CODE_PLACEHOLDER_RE = re.compile(r"\W*BLUE\s*[=:]\s*\[?\s*[A-Za-z_]\w*", re.IGNORECASE)
 
 
-def parse_code(choice: str) -> tuple[int, int, int] | None:
+def read_code(choice: str) -> tuple[tuple[int, ...] | None, int, int]:
+    """The code that a choice line starts with: ``(code or None, start, end)``.
+
+    ``BLUE=1, YELLOW=2, PURPLE=3`` (any order or case, ``=`` or ``:``) or ``123``, after a
+    lead-in without digits (``I propose BLUE=1, ...``); ``code`` is ``None`` (a malformed
+    choice) when a colour is missing or repeated, or a digit is not 1-5 (a sign is never
+    dropped: ``BLUE=-1`` is malformed). ``start``/``end`` span the code, ``-1`` if none. A
+    line that restates the format (``BLUE=X, ...``) raises :class:`FormatRestated`.
+    """
+    if _CODE_PLACEHOLDER_RE.match(choice):
+        raise FormatRestated(f"{choice.strip()[:60]!r} restates the format")
+    first = _CODE_ITEM_RE.search(choice)
+    if first is not None and not any(c.isdigit() for c in choice[: first.start()]):
+        values, pos = {}, first.start()
+        while len(values) < 3 and (m := _CODE_ITEM_RE.match(choice, pos)) is not None:
+            values.setdefault(m.group(1).upper(), int(m.group(2)))
+            pos = m.end()
+        code = tuple(values.get(c, 0) for c in ("BLUE", "YELLOW", "PURPLE"))
+        return (code if all(1 <= v <= 5 for v in code) else None), first.start(), pos
+    lead = re.match(r"\D*", choice).end()
+    bare = None
+    if not re.search(r"[=:]", choice[:lead]) and not choice[:lead].endswith("-"):  # "-123": a sign, never dropped
+        bare = _BARE_CODE_RE.match(choice, lead)
+    if bare is None:
+        return None, -1, -1
+    code = tuple(int(g) for g in bare.groups())
+    return (code if all(1 <= v <= 5 for v in code) else None), bare.start(), bare.end()
+
+
+def parse_code(choice: str) -> tuple[int, ...] | None:
     """``"BLUE=1, YELLOW=2, PURPLE=3"`` (any order/case, ``=`` or ``:``) or ``"123"`` ->
-    ``(1, 2, 3)``; ``None`` unless every digit is 1-5."""
-    values = []
-    for pattern in _COLOUR_RE.values():
-        m = pattern.search(choice)
-        if m is None:
-            break
-        values.append(int(m.group(1)))
-    else:
-        return tuple(values) if all(1 <= v <= 5 for v in values) else None  # type: ignore[return-value]
-    m = _BARE_CODE_RE.match(choice)
-    return None if m is None else (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    ``(1, 2, 3)``; ``None`` unless every digit is 1-5 (see :func:`read_code`)."""
+    try:
+        return read_code(choice)[0]
+    except FormatRestated:
+        return None
 
 
 def game_setup_text(card_ids: Sequence[int]) -> str:
@@ -195,6 +229,7 @@ class TuringMachineEnv(TextPuzzleEnv):
     """
 
     obs_max_length = 16_384
+    format_words = FORMAT_WORDS
 
     def __init__(
         self,
@@ -322,40 +357,53 @@ class TuringMachineEnv(TextPuzzleEnv):
     # ------------------------------------------------------------------ moves
     def _parse(self, action: str) -> tuple[str, Any, str]:
         stage = self._stage
-        invalid = self._prompts[f"{stage}_invalid"] if stage != "question" else self._prompts["question_invalid"]
+        invalid = self._prompts[f"{stage}_invalid"]
         if self.prompt_style == "cot" and not _REASONING_RE.search(action):
             raise InvalidAction(invalid)
         labels = ("CHOICE", "PROPOSAL") if stage == "proposal" else ("CHOICE",)
-        moves, bad_verifier = [], None
-        for choice in extract_all_labeled(action, labels):
-            move = self._read_choice(stage, _AFTER_CHOICE_RE.sub("", choice).replace("<", " ").replace(">", " "))
-            if isinstance(move, str):
-                bad_verifier = move
-            elif move is not None:
-                moves.append(move)
-        if not moves:
-            if bad_verifier is not None:
-                raise InvalidAction(self._prompts["verifier_invalid"].format(verifier_num=bad_verifier))
+        lines = find_labeled(action, labels)
+        if not lines:
             raise InvalidAction(invalid)
-        kind, value = single(moves, "choices", show=lambda m: "SKIP" if m[1] is None else m[1])
+        refuse_retraction(_AFTER_REPORTS_RE.sub("", action[lines[-1].end :]))
+        choices = [_AFTER_CHOICE_RE.sub("", t.content).replace("<", " ").replace(">", " ") for t in lines]
+        kind, value = self.read_one(
+            choices,
+            lambda choice: self._read_choice(stage, choice, invalid),
+            "choices",
+            show=lambda m: "SKIP" if m[1] is None else m[1],
+        )
         return kind, value, action
 
-    def _read_choice(self, stage: str, choice: str) -> tuple[str, Any] | str | None:
-        """The move one ``<CHOICE>:`` line makes, ``None`` if malformed, or the text of a
-        verifier number that does not exist."""
+    def _read_choice(self, stage: str, choice: str, invalid: str) -> tuple[str, Any]:
+        """The move a ``<CHOICE>:`` line makes: what stands first on it (after a lead-in such
+        as ``Verifier``); the rest is a note, unless it corrects the move (``2, actually 3``).
+        A malformed line raises ``InvalidAction(invalid)``."""
+        skip = next((m for m in _SKIP_RE.finditer(choice) if not negated(choice[: m.start()])), None)
         if stage == "proposal":
-            code = parse_code(choice)
-            return None if code is None else ("propose", code)
-        if _SKIP_RE.search(choice):
-            return ("skip", None)
-        if stage == "question":
-            m = _VERIFIER_RE.match(choice.strip(" \t*_`'\"[]().:"))
-            if m is None:
-                return None
-            n = int(m.group(1))
-            return ("query", n) if 0 <= n < len(self._masks) else m.group(1)[:12]
-        code = parse_code(choice)
-        return None if code is None else ("submit", code)
+            start = end = -1
+            code, start, end = read_code(choice)
+            move: tuple[str, Any] | None = None if code is None else ("propose", code)
+        elif stage == "question":
+            number = _NUMBER_RE.search(choice)
+            start = end = -1
+            move = None
+            if number is not None and _VERIFIER_LEAD_RE.fullmatch(choice[: number.start()]):
+                n = int(number.group())
+                if number.group().startswith("-") or not 0 <= n < len(self._masks):  # -0 too: a sign is kept
+                    raise InvalidAction(self._prompts["verifier_invalid"].format(verifier_num=number.group()[:12]))
+                move, start, end = ("query", n), number.start(), number.end()
+        else:
+            code, start, end = read_code(choice)
+            move = None if code is None else ("submit", code)
+        if skip is not None and stage != "proposal" and (move is None or skip.start() < start):
+            move, end = ("skip", None), skip.end()
+        if move is None:
+            raise InvalidAction(invalid)
+        if corrects(choice[end:]):
+            raise InvalidAction(
+                f"the choice {choice.strip()[:80]!r} corrects itself; give exactly one choice. " + invalid
+            )
+        return move
 
     def _play(self, move: tuple[str, Any, str]) -> Reply:
         kind, value, action = move

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, single
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, refuse_retraction, single
 from mtp_gym.data import load_json
-from mtp_gym.parsing import last_match
+from mtp_gym.parsing import find_tags, last_match
 
 # --------------------------------------------------------------------------- constants
 HYPERNYM, GUESS = "hypernym", "guess"
@@ -64,9 +64,18 @@ Ok, let me know once you've picked your word (remember, don't tell me what it is
 FIRST_QUESTION = "\n\nFirst question: {question}"
 
 _ANSWER_RE = re.compile(r"(?<![A-Za-z0-9_])(yes|no)(?![A-Za-z0-9_])", re.IGNORECASE)
-_TAGGED_RE = re.compile(r"<\s*answer\s*>[\s*_`'\"]*(yes|no)\b.*?<\s*/\s*answer\s*>", re.IGNORECASE | re.DOTALL)
-_LABELED_ANSWER_RE = re.compile(r"\banswer\s*\**\s*(?:is)?\s*[:\-]?\s*[*_`'\"]*(yes|no)\b", re.IGNORECASE)
-_FIRST_WORD_RE = re.compile(r"[\s*_`'\">#\-]*(yes|no)\b", re.IGNORECASE)
+_TAG_ANSWER_RE = re.compile(r"[\s*_`'\"]*(yes|no)\b", re.IGNORECASE)
+_LABELED_ANSWER_RE = re.compile(r"(?:\b|_)answer(?:[\s*]*is)?[\s:\-*_`'\"]*(yes|no)\b", re.IGNORECASE)
+# Yes/no words that are not an answer: "no" as a determiner ("no doubt"), the format restated
+# ("yes or no", "'yes'/'no'"), a negated mention ("I would not say yes to that").
+_NOT_AN_ANSWER_RE = re.compile(
+    r"\bno\s+(?:doubts?|worries|worry|questions?|problems?|matter|need|harm|offen[cs]e|pressure|idea|other|"
+    r"longer|more|less|one|reason|issues?|kidding|thanks|clue)\b"
+    r"|\b(?:yes|no)['\"*_`]?\s*(?:/|\bor\b|\||,\s*or\b)\s*['\"*_`]?(?:yes|no)\b"
+    r"|(?:\b(?:not|never|cannot)|n't)\s+(?:\w+\s+)?(?:say|answer|reply|respond)\s+(?:with\s+)?['\"*_`]?(?:yes|no)\b"
+    r"|\b(?:say|answer)\s+['\"*_`]?(?:yes|no)['\"*_`]?\s+(?:if|only\s+if|when|unless)\b",
+    re.IGNORECASE,
+)
 _LEXICON_RE = re.compile(
     r"from the list below:\n\n(.*?)\n\nI will ask you.*?attributes listed below:\n\n(.*?)\n\nSo for example", re.DOTALL
 )
@@ -91,21 +100,22 @@ def parse_answer(text: str) -> bool | None:
     """``True`` for yes, ``False`` for no, ``None`` if the reply holds neither word.
 
     Read, in order: ``<answer>`` tags; else ``Answer: yes`` / ``Final answer: no`` labels;
-    else the reply's first word; else the yes/no words of the whole reply, which must agree.
-    Tags or labels that disagree, or a reply that says both words without starting with
-    one, are an :class:`InvalidAction`.
+    else the yes/no words of the reply as its sentences use them: ``no`` as a determiner
+    (``No worries, yes.``, ``Yes, no doubt.``), the format restated (``yes or no``) and a
+    negated mention (``I would not say yes to that``) are not answers. The words left must
+    agree: tags, labels or words that disagree (a correction ``No, wait: yes.``) are an
+    :class:`InvalidAction`, never a guess.
     """
-    for pattern in (_TAGGED_RE, _LABELED_ANSWER_RE):
-        found = [m.group(1).lower() for m in pattern.finditer(text)]
-        if found:
-            return single(found, "answers") == "yes"
-    first = _FIRST_WORD_RE.match(text)
-    if first is not None:
-        return first.group(1).lower() == "yes"
-    found = [m.group(1).lower() for m in _ANSWER_RE.finditer(text)]
-    if len(set(found)) > 1:
-        raise InvalidAction("the reply says both 'yes' and 'no'; start it with the one you mean.")
-    return found[0] == "yes" if found else None
+    plain = _NOT_AN_ANSWER_RE.sub(" ", text) if "yes" in text.lower() or "no" in text.lower() else text
+    tagged = [(m.group(1).lower(), t.end) for t in find_tags(plain, "answer") if (m := _TAG_ANSWER_RE.match(t.content))]
+    found = tagged or [(m.group(1).lower(), m.end()) for m in _LABELED_ANSWER_RE.finditer(plain)]
+    if found:
+        refuse_retraction(plain[found[-1][1] :])
+        return single([a for a, _ in found], "answers") == "yes"
+    words = {m.group(1).lower() for m in _ANSWER_RE.finditer(plain)}
+    if len(words) > 1:
+        raise InvalidAction("the reply says both 'yes' and 'no'; reply with the one you mean.")
+    return words.pop() == "yes" if words else None
 
 
 def format_instructions(hypernyms: Mapping[str, Sequence[str]]) -> str:

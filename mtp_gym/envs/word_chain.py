@@ -11,8 +11,9 @@ import re
 from functools import cache, lru_cache
 from typing import Any
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, single
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, refuse_retraction, single
 from mtp_gym.data import asset_path, scowl_words
+from mtp_gym.parsing import prepare_reply, restates_format
 
 BENCH_LEXICON_SIZE, N_BENCH_GAMES = 500, 400
 MAX_WORD_LENGTH = 10
@@ -25,26 +26,51 @@ Allowed words: {words}"""
 OPENING = "I'll start with '{word}'."
 REPLY = "Ok, my word is: '{word}'."
 FORMAT_HINT = "Reply with one word from the list wrapped in single quotes."
+_FORMAT_WORDS = frozenset({"chosen", "own", "list"})
 
 _QUOTED_RE = re.compile(r"'([^'\s]+)'|\"([^\"\s]+)\"|‘([^’\s]+)’|“([^”\s]+)”")
 _STRIP = " \t\n.,;:!?()[]{}*`"
 
 
 # ---------------------------------------------------------------------- pure rules
-def quoted_words(text: str) -> list[str]:
-    """Every quoted token of 2+ characters in a reply, stripped, lowercased, in order."""
+def quoted_words(text: str) -> list[tuple[str, int, int]]:
+    """Every quoted token of 2+ characters in a reply, stripped and lowercased, with the
+    span of its quotes, in order."""
     words = []
     for match in _QUOTED_RE.finditer(text):
         token = next(g for g in match.groups() if g is not None).strip(_STRIP).lower()
         if len(token) >= 2:
-            words.append(token)
+            words.append((token, match.start(), match.end()))
     return words
 
 
-def parse_word(text: str) -> str | None:
-    """The move in a reply: its one quoted word (said any number of times), ``None`` if none;
-    several different quoted words are an :class:`InvalidAction` (which one is the move?)."""
-    return single(quoted_words(text), "quoted words")
+# What introduces a word as someone else's, just before its quote: "you said 'lantern'".
+_ATTRIBUTED_RE = re.compile(
+    r"(?:\b(?:you|opponent|they|he|she)\s+(?:just\s+|already\s+)?(?:said|say|chose|played|picked|gave|used|wrote|"
+    r"went\s+with|started\s+with|opened\s+with)|\byour\s+(?:last\s+|previous\s+|opening\s+)?word(?:\s+(?:was|is))?|"
+    r"\b(?:previous|last|prior|opponent's|opening)\s+word(?:\s+(?:was|is))?|\bafter)\s*[:,]?\s*[*_`]*$",
+    re.IGNORECASE,
+)
+
+
+def parse_word(text: str, previous: str | None = None) -> str | None:
+    """The move in a reply: its one quoted word (said any number of times), ``None`` if none.
+
+    A quoted word the reply attributes to someone else is not its move: ``previous`` (the
+    word just played by the other side) and a word introduced as another's (``you said
+    'lantern'``, ``after 'lantern'``). Several different quoted words of the reply's own are
+    an :class:`InvalidAction` (which one is the move?).
+    """
+    own = [
+        (word, end)
+        for word, start, end in quoted_words(text)
+        if word != previous and not _ATTRIBUTED_RE.search(text[max(0, start - 48) : start])
+    ]
+    if len({w for w, _ in own}) > 1:  # a restated format ('word', '[word]') beside the move
+        own = [(w, e) for w, e in own if not restates_format(w, _FORMAT_WORDS, strict=True)] or own
+    if own:
+        refuse_retraction(text[own[-1][1] :])
+    return single([w for w, _ in own], "quoted words")
 
 
 def violation(word: str, lexicon: frozenset[str], used: set[str] | frozenset[str], previous: str | None) -> str | None:
@@ -361,8 +387,11 @@ class WordChainEnv(TextPuzzleEnv):
         return FORMAT_HINT
 
     def _parse(self, action: str) -> str:
-        word = parse_word(action)
+        previous = self._game.previous
+        word = parse_word(action, previous)
         if word is None:
+            if previous is not None and previous in {w for w, _, _ in quoted_words(action)}:
+                raise InvalidAction(f"'{previous}' is my word; wrap your own word in single quotes.")
             raise InvalidAction("no word in single quotes found.")
         return word
 
@@ -414,10 +443,14 @@ class WordChainEnv(TextPuzzleEnv):
             self._opponent_seen_instructions = True
         info = {"turn": game.words_said[1], "max_turns": self.max_turns, **game.public_info()}
         for _ in range(self.max_format_errors):
-            word = parse_word(self.opponent.act(message, info))
+            try:
+                word = parse_word(prepare_reply(self.opponent.act(message, info)), game.previous)
+                error = "no word in single quotes found."
+            except InvalidAction as err:
+                word, error = None, str(err)
             if word is not None:
                 return word, game.play(word)
-            message = f"Invalid action: no word in single quotes found. {FORMAT_HINT}"
+            message = f"Invalid action: {error} {FORMAT_HINT}"
         game.forfeit(1)
         return None, "format_error"
 

@@ -9,9 +9,9 @@ import re
 from functools import cache, lru_cache
 from typing import Any
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, read_one
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, read_one, refuse_retraction
 from mtp_gym.data import load_json, scowl_words
-from mtp_gym.parsing import extract_all_tags
+from mtp_gym.parsing import find_tags, format_restater
 
 GREEN, YELLOW, GREY = "green", "yellow", "grey"
 BENCH_VOCAB_SIZE, BENCH_WORD_LENGTH, N_BENCH_VOCABS = 40, 5, 10
@@ -90,29 +90,38 @@ def generation_pool(word_length: int) -> tuple[str, ...]:
     return tuple(u for w in scowl_words() if len(w) == word_length and (u := w.upper()) not in bench)
 
 
+_SPELLED_RE = re.compile(r"[A-Z](?:[- ]?-[- ]?[A-Z])+")
+
+
 def _read_attempt(content: str) -> str:
     """The word of one ``<attempt>``, upper case; anything else is an :class:`InvalidAction`."""
     word = content.strip(" \t\n'\"`.*").upper()
+    if _SPELLED_RE.fullmatch(word):  # S-T-A-R-E
+        word = word.replace("-", "").replace(" ", "")
     if not word.isascii() or not word.isalpha():
         raise InvalidAction(f"the attempt {content[:60]!r} is not a single word of letters.")
     return word
 
 
-_ATTEMPTS: dict[str, str] = {}  # reply -> attempted word, emptied when full
+FORMAT_HINT = "Reply with one word from the vocabulary as <attempt>WORD</attempt>."
+_ATTEMPTS: dict[str, str] = {}  # short reply -> attempted word, emptied when full
+_REMEMBERED_LENGTH = 256  # a model's long replies are unique: remembering them only costs memory
 
 
 def _attempt_in(reply: str) -> str:
-    """The word a reply attempts. A pure function of the text, so it is remembered: the fixed
-    action strings of a discrete view or a scripted player are parsed once."""
+    """The word a reply attempts. A pure function of the text, so short replies are
+    remembered: the fixed action strings of a discrete view or a scripted player are parsed once."""
     word = _ATTEMPTS.get(reply)
     if word is None:
-        contents = extract_all_tags(reply, "attempt")
-        if not contents:
+        tags = find_tags(reply, "attempt")
+        if not tags:
             raise InvalidAction("no <attempt>...</attempt> tag found.")
-        word = read_one(contents, _read_attempt, "attempts")
-        if len(_ATTEMPTS) >= 1 << 14:
-            _ATTEMPTS.clear()
-        _ATTEMPTS[reply] = word
+        refuse_retraction(reply[tags[-1].end :])
+        word = read_one([t.content for t in tags], _read_attempt, "attempts", restated=format_restater(FORMAT_HINT))
+        if len(reply) <= _REMEMBERED_LENGTH:
+            if len(_ATTEMPTS) >= 1 << 14:
+                _ATTEMPTS.clear()
+            _ATTEMPTS[reply] = word
     return word
 
 
@@ -249,7 +258,7 @@ class WordGuessEnv(TextPuzzleEnv):
         return INSTRUCTIONS.format(vocab=", ".join(self._vocab))
 
     def _format_hint(self) -> str:
-        return "Reply with one word from the vocabulary as <attempt>WORD</attempt>."
+        return FORMAT_HINT
 
     def _parse(self, action: str) -> str:
         return _attempt_in(action)

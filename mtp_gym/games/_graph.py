@@ -6,7 +6,6 @@ set is a sorted tuple of such pairs (hashable, JSON-friendly).
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Iterable, Sequence
 from functools import cached_property
@@ -16,10 +15,9 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game
+from mtp_gym.parsing import ints
 
 Edge = tuple[int, int]
-
-_INT_RE = re.compile(r"\d+")
 
 
 def edge(a: int, b: int) -> Edge:
@@ -77,7 +75,7 @@ def parse_edges(text: str, allowed: Iterable[Edge], count: int | None, example: 
     Raises :class:`InvalidAction` for an odd number of integers, a pair outside ``allowed``,
     a repeated edge or (when ``count`` is given) a wrong number of edges.
     """
-    numbers = [int(x) for x in _INT_RE.findall(text)]
+    numbers = ints(text)
     if not numbers or len(numbers) % 2:
         raise InvalidAction(f"the answer {text[:60]!r} is not a list of node pairs; submit as {example}.")
     pairs = [edge(numbers[i], numbers[i + 1]) for i in range(0, len(numbers), 2)]
@@ -93,8 +91,8 @@ def parse_edges(text: str, allowed: Iterable[Edge], count: int | None, example: 
 
 
 def parse_ints(text: str) -> list[int]:
-    """Every non-negative integer in ``text``, in order."""
-    return [int(x) for x in _INT_RE.findall(text)]
+    """Every integer in ``text``, in order, signs kept (:func:`mtp_gym.parsing.ints`)."""
+    return ints(text)
 
 
 class ShownGraphGame(Game):

@@ -48,13 +48,16 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mtp_gym.core import InvalidAction, single
+from mtp_gym.parsing import find_tags, ints
 
 __all__ = [
     "QuerySpec",
     "Game",
     "Evidence",
     "config_rng",
+    "ACTION_NAMES",
     "action_tags",
+    "missing_action",
     "parse_action",
     "answer_items",
     "answer_ints",
@@ -71,7 +74,8 @@ LEVELS = (1, 2, 3, 4, 5)
 #: ``(query name, args tuple, answer value)``: one observation of the evidence pool.
 Evidence = tuple[str, tuple, Hashable]
 
-_ACTION_RE = re.compile(r"<\s*(query_[a-z0-9_]+|answer)\s*>(.*?)<\s*/\s*\1\s*>", re.IGNORECASE | re.DOTALL)
+#: The tag names of a query-game move (a regex for :func:`mtp_gym.parsing.find_tags`).
+ACTION_NAMES = "query_[a-z0-9_]+|answer"
 _OPEN_RE = re.compile(r"<\s*(query_[a-z0-9_]*|answer)\b", re.IGNORECASE)
 
 
@@ -130,10 +134,10 @@ def answer_ints(text: str, answer_format: str) -> list[int]:
 def answer_number(text: str, choices: Iterable[int], message: str) -> int:
     """The one number in an ``<answer>`` ("4", "node 4."); none, several, or one not among
     ``choices`` is an ``InvalidAction(message)``."""
-    numbers = re.findall(r"\d+", text)
-    if len(numbers) != 1 or int(numbers[0]) not in choices:
+    numbers = ints(text)
+    if len(numbers) != 1 or numbers[0] not in choices:
         raise InvalidAction(message)
-    return int(numbers[0])
+    return numbers[0]
 
 
 def answer_subset(text: str, answer_format: str, k: int, low: int, high: int, message: str) -> tuple[int, ...]:
@@ -149,12 +153,17 @@ def answer_subset(text: str, answer_format: str, k: int, low: int, high: int, me
 def action_tags(text: str) -> list[tuple[str, str]]:
     """``(tag, content)`` of every complete ``<query_NAME>`` / ``<answer>`` tag, in order
     (``tag`` lower case, content stripped). Raises :class:`InvalidAction` when there is none."""
-    found = [(m.group(1).lower(), m.group(2).strip()) for m in _ACTION_RE.finditer(text)]
+    found = [(t.name, t.content) for t in find_tags(text, ACTION_NAMES)]
     if not found:
-        if _OPEN_RE.search(text):
-            raise InvalidAction("a <query_NAME> or <answer> tag is not closed.")
-        raise InvalidAction("no <query_NAME>...</query_NAME> or <answer>...</answer> tag found.")
+        raise InvalidAction(missing_action(text))
     return found
+
+
+def missing_action(text: str) -> str:
+    """Why ``text`` holds no complete query-game move tag."""
+    if _OPEN_RE.search(text):
+        return "a <query_NAME> or <answer> tag is not closed."
+    return "no <query_NAME>...</query_NAME> or <answer>...</answer> tag found."
 
 
 def parse_action(text: str) -> tuple[str, str]:

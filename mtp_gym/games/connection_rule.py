@@ -168,8 +168,8 @@ class ConnectionRule(Game):
         return bool(FAMILIES[hidden[0]][2](*args, *hidden[1:]))
 
     def parse_answer(self, text: str) -> Rule:
-        words = text.strip(" .'\"").lower().replace("-", "_").split()
-        name = words[0] if words else ""
+        words = text.strip(" .'\"").lower().split()
+        name = words[0].replace("-", "_") if words else ""
         if name not in FAMILIES:
             raise InvalidAction(
                 f"unknown {self.vocab['rule']} {name[:30]!r}; submit one of the listed names, as {self.answer_format}."
@@ -177,6 +177,8 @@ class ConnectionRule(Game):
         numbers = parse_ints(" ".join(words[1:]))
         if len(numbers) != FAMILIES[name][0]:
             raise InvalidAction(f"{name} takes {FAMILIES[name][0]} number(s); submit as {self.answer_format}.")
+        if any(k < 0 for k in numbers):
+            raise InvalidAction(f"{name} takes whole numbers of at least 0; submit as {self.answer_format}.")
         rule = (name, *numbers)
         if name in ("same_mod", "sum_mod", "both_mult") and rule[1] == 0:
             raise InvalidAction(f"{name} needs K of at least 1; submit as {self.answer_format}.")

@@ -9,8 +9,8 @@ import importlib
 from collections.abc import Hashable
 from typing import Any
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int, read_one
-from mtp_gym.games.base import LEVELS, Game, action_tags
+from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
+from mtp_gym.games.base import ACTION_NAMES, LEVELS, Game, missing_action
 
 __all__ = ["GameEnv", "resolve_game", "CONFIGS_PER_LEVEL", "DEFAULT_DIFFICULTY"]
 
@@ -149,7 +149,14 @@ class GameEnv(TextPuzzleEnv):
         return "Reply with one <query_NAME>args</query_NAME> or <answer>...</answer>."
 
     def _parse(self, action: str) -> tuple[str, Any]:
-        return read_one(action_tags(action), self._read_tag, "moves", show=lambda m: f"{m[0]} {m[1]}")
+        return self.read_tags(
+            action,
+            ACTION_NAMES,
+            self._read_tag,
+            "moves",
+            show=lambda m: f"{m[0]} {m[1]}",
+            missing=lambda: missing_action(action),
+        )
 
     def _read_tag(self, found: tuple[str, str]) -> tuple[str, Any]:
         tag, content = found

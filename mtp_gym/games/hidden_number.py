@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.base import Game, QuerySpec, answer_number
 
 
 class HiddenNumber(Game):
@@ -56,9 +55,6 @@ class HiddenNumber(Game):
         return hidden == args[0]
 
     def parse_answer(self, text: str) -> int:
-        try:
-            return int(text.strip(" .'\""))
-        except ValueError:
-            raise InvalidAction(
-                f"the answer {text[:40]!r} is not an integer; submit as {self.answer_format}."
-            ) from None
+        domain = self.candidate_states()
+        message = f"submit one {self.vocab['number']} from {domain[0]} to {domain[-1]}, as {self.answer_format}."
+        return answer_number(text, domain, message)

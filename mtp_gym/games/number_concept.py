@@ -168,7 +168,7 @@ class NumberConcept(Game):
         return args[0] in _extension_cached(hidden, self.params["n"])
 
     def parse_answer(self, text: str) -> Rule:
-        tokens = re.findall(r"[a-z]+|\d+", text.lower())
+        tokens = re.findall(r"[a-z]+|(?:(?<![0-9a-z])-)?\d+", text.lower())
         if tokens and tokens[0] not in FORMS and tokens[0][:-1] in FORMS:
             tokens[0] = tokens[0][:-1]  # "multiples 3", "primes"
         if not tokens or tokens[0] not in FORMS:

@@ -157,7 +157,7 @@ class TagRule(Game):
         return fits(hidden, self.public["catalog"][args[0] - 1])
 
     def parse_answer(self, text: str) -> Rule:
-        tokens = re.findall(r"[a-z]+|\d+", text.lower())
+        tokens = re.findall(r"[a-z]+|(?:(?<![0-9a-z])-)?\d+", text.lower())
         if not tokens or tokens[0] not in FORMS:
             raise InvalidAction(
                 f"the answer {text[:60]!r} does not start with a rule form ({', '.join(FORMS)}); "

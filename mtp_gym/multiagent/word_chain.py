@@ -32,7 +32,7 @@ from mtp_gym.envs.word_chain import (
     parse_word,
     violation_message,
 )
-from mtp_gym.parsing import strip_reasoning
+from mtp_gym.parsing import prepare_reply
 
 ACTION_TYPES = ("text", "discrete")
 N_LETTERS = 26
@@ -249,7 +249,7 @@ class WordChainAECEnv(AECEnv):
         self._acted[agent] = True
         if self.action_type == "text":
             try:
-                word = parse_word(strip_reasoning(action)) if isinstance(action, str) else None
+                word = parse_word(prepare_reply(action), game.previous) if isinstance(action, str) else None
                 error = "no word in single quotes found."
             except InvalidAction as err:
                 word, error = None, to_charset(str(err))

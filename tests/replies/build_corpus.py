@@ -3,7 +3,11 @@
 Run: ``python tests/replies/build_corpus.py``. Tag-based envs get the styles below around a
 legal move of benchmark configuration 0 (the oracle's first move) and a second, different
 legal move; Twenty Questions, Word Chain and the Turing Machine have their own lists, written
-from the papers' example replies and replies seen from real models. The JSON files are what
+from the papers' example replies and replies seen from real models. Round two (issue 26:
+self-corrections, notes beside the move, signs, restated formats, yes/no in context, words
+attributed to the opponent) comes from ``round2_envs.py`` and ``round2_games.py``; each of
+those cases names its ``class``, and ``meant`` where the policy re-prompts a reply that makes
+one clear move (a needless re-prompt, counted by ``tests/test_replies.py``). The JSON files are what
 ``tests/test_replies.py`` reads; this script only saves writing them by hand.
 """
 
@@ -177,7 +181,9 @@ def word_chain() -> list[dict[str, Any]]:
         case("the same word twice", f"'{word}'! Yes, '{word}'.", exact),
         case("a quoted letter is not a word", f"I'll say '{word}' since it starts with '{word[0]}'", exact),
         case("two different quoted words", f"I'll go with '{word}', since '{other}' is worse.", None),
-        case("the issue's example", "I'll go with 'sacred', since 'access' ends in s.", None),
+        case(
+            "the opponent's word named beside the move", "I'll go with 'sacred', since 'access' ends in s.", "'sacred'"
+        ),
         case("markdown bold", f"**'{word}'**", exact),
         case("code fence", f"```\n'{word}'\n```", exact),
         case("decoy in a think block", f"<think>Maybe '{other}'? No.</think>\n'{word}'", exact),
@@ -230,8 +236,12 @@ def main() -> None:
         "MTP/WordChain-v0": word_chain,
         "MTP/TuringMachine-v0": turing_machine,
     }
+    from round2_envs import CASES as ROUND2_ENVS
+    from round2_games import cases as round2_game_cases
+
     for env_id in sorted(mtp_gym.ENV_IDS):
         cases = builders[env_id]() if env_id in builders else game_corpus(env_id)
+        cases += ROUND2_ENVS[env_id]() if env_id in ROUND2_ENVS else round2_game_cases(env_id)
         data = {"env_id": env_id, "env_kwargs": {}, "config_id": 0, "replies": cases}
         name = env_id.split("/")[1].rsplit("-v", 1)[0]
         (HERE / f"{name}.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

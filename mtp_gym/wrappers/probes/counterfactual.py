@@ -34,7 +34,6 @@ import gymnasium as gym
 
 from mtp_gym.core import InvalidAction, check_int
 from mtp_gym.games.env import feedback_value
-from mtp_gym.parsing import strip_reasoning
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 
 __all__ = ["CounterfactualRevision"]
@@ -124,7 +123,7 @@ class CounterfactualRevision(ProbeWrapper):
         if not isinstance(action, str):
             return False
         try:
-            kind, _ = self.base._parse(strip_reasoning(action))
+            kind, _ = self.base.read_move(action)
         except InvalidAction:
             return False
         return kind == "answer"

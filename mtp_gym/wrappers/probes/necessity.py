@@ -53,8 +53,8 @@ from typing import Any
 import gymnasium as gym
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Evidence, Game, parse_action
-from mtp_gym.parsing import extract_tag
+from mtp_gym.games.base import ACTION_NAMES, Evidence, Game, missing_action
+from mtp_gym.parsing import MAX_DIGITS, find_tags, long_number, prepare_reply
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 
 __all__ = ["NecessityJudgment", "parse_unnecessary", "determines_target", "format_numbers"]
@@ -63,13 +63,21 @@ _UNNECESSARY_OPEN = re.compile(r"<\s*unnecessary\b", re.IGNORECASE)
 
 
 def parse_unnecessary(text: str, pool_size: int) -> list[int]:
-    """The sorted observation numbers of the last ``<unnecessary>`` tag; ``InvalidAction`` if
-    there is none or a number is malformed or outside ``1..pool_size``."""
-    content = extract_tag(text, "unnecessary")
-    if content is None:
+    """The sorted observation numbers of the ``<unnecessary>`` tag (repeated tags must agree);
+    ``InvalidAction`` if there is none, two differ, or a number is malformed or outside
+    ``1..pool_size``."""
+    tags = find_tags(text, "unnecessary")
+    if not tags:
         if _UNNECESSARY_OPEN.search(text):
             raise InvalidAction("the <unnecessary> tag is not closed.")
         raise InvalidAction("no <unnecessary>...</unnecessary> tag found (leave it empty to keep every observation).")
+    lists = {tuple(_unnecessary_numbers(t.content, pool_size)) for t in tags}
+    if len(lists) > 1:
+        raise InvalidAction("the reply holds different <unnecessary> lists; give exactly one.")
+    return list(lists.pop())
+
+
+def _unnecessary_numbers(content: str, pool_size: int) -> list[int]:
     content = content.strip("[](){}.")
     if content.lower() in ("", "none"):
         return []
@@ -181,8 +189,11 @@ class NecessityJudgment(ProbeWrapper):
         try:
             if not isinstance(action, str):
                 raise InvalidAction(f"the action must be text (str), got {type(action).__name__}.")
-            answer = self._parse_answer(action)
-            removed = parse_unnecessary(action, len(self.pool)) if self.phase == 1 else None
+            text = prepare_reply(action)
+            if long_number(text):
+                raise InvalidAction(f"the reply holds a number of more than {MAX_DIGITS} digits.")
+            answer = self._parse_answer(text)
+            removed = parse_unnecessary(text, len(self.pool)) if self.phase == 1 else None
         except InvalidAction as err:
             return self._reject(action if isinstance(action, str) else repr(action), str(err))
         self.consecutive_errors = 0
@@ -227,8 +238,14 @@ class NecessityJudgment(ProbeWrapper):
         return obs, reward, terminated, False, self._info(base._info(feedback, True), feedback, True)
 
     # ------------------------------------------------------------------ helpers
-    def _parse_answer(self, action: str) -> Hashable:
-        tag, content = parse_action(action)
+    def _parse_answer(self, text: str) -> Hashable:
+        """The answer of a reply (read as the base env reads moves: :meth:`TextPuzzleEnv.read_tags`)."""
+        return self.base.read_tags(
+            text, ACTION_NAMES, self._read_answer, "answers", show=str, missing=lambda: missing_action(text)
+        )
+
+    def _read_answer(self, found: tuple[str, str]) -> Hashable:
+        tag, content = found
         if tag != "answer":
             raise InvalidAction(
                 "no questions in this probe: reply with <answer>...</answer>"
