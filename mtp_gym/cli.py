@@ -15,8 +15,11 @@ Each agent of ``eval`` gets its own run directory ``OUT/<agent>`` (resumable, se
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -344,15 +347,21 @@ def _baseline_records(records, env_kwargs, out: Path, kinds, progress: bool) -> 
             if r["agent"] not in kinds and (task(r), kind) not in have and kind in agent_kinds(r["env_id"]):
                 wanted.setdefault(task(r), set()).add(r["config_id"])
         for (env_id, level, probe), ids in sorted(wanted.items(), key=lambda kv: repr(kv[0])):
-            slug = "_".join(str(p) for p in (env_id.replace("/", "_"), level and f"L{level}", probe) if p)
-            log = run_eval(
-                [env_id],
-                AgentConfig(kind),
-                out / kind / slug,
-                env_kwargs={env_id: env_kwargs.get((env_id, level, probe), {})},
-                config_ids={env_id: sorted(ids)},
-                progress=progress,
-            )
+            # One directory under out/kind whatever a log names its probe (never a path of its own).
+            name = "_".join(str(p) for p in (env_id, level and f"L{level}", probe) if p)
+            slug = re.sub(r"[^A-Za-z0-9._@-]+", "_", name)
+            try:
+                log = run_eval(
+                    [env_id],
+                    AgentConfig(kind),
+                    out / kind / slug,
+                    env_kwargs={env_id: env_kwargs.get((env_id, level, probe), {})},
+                    config_ids={env_id: sorted(ids)},
+                    progress=progress,
+                )
+            except (ValueError, TypeError) as err:  # env kwargs from a log that no env accepts
+                print(f"report: no {kind} baseline for {name}: {err}", file=sys.stderr)
+                continue
             extra += [
                 r | {"agent": kind, "level": level, "probe": probe}
                 for r in latest(log.records)
@@ -445,11 +454,24 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn_exposed(host: str, what: str) -> None:
+    """Print a warning when a server's ``--host`` is not a loopback address."""
+    from mtp_gym.web.server import exposure_warning
+
+    warning = exposure_warning(host, what)
+    if warning:
+        print(warning, file=sys.stderr)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Human play in the browser (``mtp_gym.web.server``)."""
     from mtp_gym.web.server import make_play_server, run_until_interrupted
 
-    server = make_play_server(args.host, args.port, args.out)
+    _warn_exposed(args.host, f"play games on it, logged into {args.out}")
+    try:
+        server = make_play_server(args.host, args.port, args.out)
+    except OSError as err:
+        raise _fail(f"--host/--port: cannot listen on {args.host}:{args.port} ({err})") from None
     host, port = server.server_address[:2]
     print(
         f"mtp-gym play server on http://{host}:{port}/ ; finished games go to {args.out}/human_<name>/; Ctrl-C stops it"
@@ -467,7 +489,11 @@ def cmd_view(args: argparse.Namespace) -> int:
         directory = directory / "report"
     if not (directory / "report.html").exists():
         raise _fail(f"DIR: no report.html in {args.dir} or {args.dir}/report; run `mtp-gym report {args.dir}` first")
-    server = make_view_server(args.host, args.port, directory)
+    _warn_exposed(args.host, f"read every file of {directory}")
+    try:
+        server = make_view_server(args.host, args.port, directory)
+    except OSError as err:
+        raise _fail(f"--host/--port: cannot listen on {args.host}:{args.port} ({err})") from None
     host, port = server.server_address[:2]
     url = f"http://{host}:{port}/"
     print(f"report of {directory} on {url} ; Ctrl-C stops it (the file also opens on its own: {directory}/report.html)")
@@ -487,6 +513,7 @@ def cmd_serve_env(args: argparse.Namespace) -> int:
         from mtp_gym.integrations.openenv_server import serve
     except ImportError as err:
         raise _fail(f"serve-env needs OpenEnv: pip install 'mtp-gym[openenv]' ({err})") from None
+    _warn_exposed(args.host, "run envs on it")
     print(f"mtp-gym OpenEnv server on http://{args.host}:{args.port} (default env {args.env}); Ctrl-C stops it")
     serve(args.host, args.port, args.env, _json_arg("--env-kwargs", args.env_kwargs), args.max_sessions)
     return 0
@@ -697,9 +724,61 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit status after Ctrl-C (SIGINT): 128 + 2, as a shell reports a process SIGINT ended.
+EXIT_INTERRUPTED = 130
+#: The errors of a full disk (or a spent quota).
+DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+_URL_RE = re.compile(r"https?://[^\s\"',]+")
+
+
+def _command(argv: list[str]) -> str:
+    """The command line that ran, to run again (credentials in URLs masked, as in the logs)."""
+    from mtp_gym.agents.llm.endpoint import redact_url
+
+    return shlex.join(["mtp-gym", *(_URL_RE.sub(lambda m: redact_url(m.group(0)) or "", a) for a in argv)])
+
+
+def _stopped(args: argparse.Namespace, argv: list[str], why: str, first: str = "") -> str:
+    """Two lines for an ``eval`` or ``report`` that stopped early: the logs are whole, and the
+    command that resumes (after ``first``, what to do before)."""
+    command = _command(argv)
+    masked = " (credentials masked: put them back)" if command != shlex.join(["mtp-gym", *argv]) else ""
+    if args.command == "eval":
+        kept = f"the log is whole: every finished episode is kept under {args.out}/"
+        again = "resume with the same command"
+    else:
+        kept = "the run logs were only read and are whole (every finished baseline episode is kept)"
+        again = "run the same command again"
+    return f"mtp-gym {args.command}: {why}; {kept}.\n{first}{again}{masked}: {command}"
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one ``mtp-gym`` command; ``eval`` and ``report`` end in two lines, not a traceback,
+    on Ctrl-C (exit status 130) or a full disk (1): the logs are whole, and how to resume.
+
+    Run as the program (``argv`` ``None``), a Ctrl-C'd local ``eval`` exits at once: its
+    worker threads or processes would otherwise finish their episodes, which are not logged.
+    """
+    program = argv is None
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    if args.command not in ("eval", "report"):
+        return args.func(args)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print(f"\n{_stopped(args, argv, 'interrupted')}", file=sys.stderr)
+        if program and getattr(args, "backend", "local") == "local":  # Ray shuts its cluster down at exit
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(EXIT_INTERRUPTED)  # every log line is already written (os.write) and the logs closed
+        return EXIT_INTERRUPTED
+    except OSError as err:
+        if err.errno not in DISK_FULL:
+            raise
+        where = f": {err.filename}" if err.filename else ""
+        why = f"error: disk full ({err.strerror or err}{where})"
+        raise SystemExit(_stopped(args, argv, why, first="free some space, then ")) from None
 
 
 if __name__ == "__main__":

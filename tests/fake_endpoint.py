@@ -8,7 +8,12 @@ port; each request takes the next step of the script, and when the script is spe
 * ``status(code, body=..., headers=...)``: an error answer (``Retry-After`` etc.);
 * ``raw(body, content_type)``: a 200 with any body (malformed JSON, an HTML page, no choices);
 * ``trickle(delay)``: a reply sent one byte every ``delay`` seconds;
-* ``drop()``: the connection closed without an answer.
+* ``drop()``: the connection closed without an answer;
+* ``shaped(content=..., usage=..., choices=...)``: a 200 chat completion with odd fields
+  (``MISSING`` leaves a field out);
+* ``endless(...)``: a 200 whose body never ends (chunked, or a huge ``Content-Length``, or
+  none at all), sent as fast as the client reads, up to ``limit`` bytes; ``step.sent`` counts
+  the bytes it wrote.
 
 ``ep.requests`` records what each request carried (parsed JSON body, time); at most
 ``max_requests`` are served, then the server answers 503 (bounded, never a loop).
@@ -77,6 +82,55 @@ def trickle(delay: float, text: str = "<attempt>STARE</attempt>") -> Step:
     return step
 
 
+#: Leaves a field out of :func:`shaped`'s completion.
+MISSING: Any = object()
+USAGE = {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
+
+
+def shaped(content: Any = "<attempt>STARE</attempt>", usage: Any = USAGE, choices: Any = None) -> Step:
+    """A 200 chat completion whose ``content``, ``usage`` or ``choices`` may be odd (``MISSING``:
+    absent; ``choices=None``: one choice holding ``content``)."""
+    data: dict[str, Any] = {"id": "fake", "object": "chat.completion"}
+    if choices is None:
+        message = {"role": "assistant"} | ({} if content is MISSING else {"content": content})
+        choices = [{"index": 0, "message": message, "finish_reason": "stop"}]
+    if choices is not MISSING:
+        data["choices"] = choices
+    if usage is not MISSING:
+        data["usage"] = usage
+    body = json.dumps(data).encode()  # NaN and Infinity go out as the bare tokens some servers send
+    return lambda h: _send(h, 200, body)
+
+
+class endless:  # noqa: N801  (a step, named like the others)
+    """A 200 whose body never ends: ``mode`` ``"chunked"``, ``"length"`` (a ``Content-Length`` of
+    1 TB) or ``"close"`` (no length: the body runs until the connection closes). It stops
+    after ``limit`` bytes or when the client hangs up; ``sent`` counts the bytes written."""
+
+    def __init__(self, mode: str = "chunked", limit: int = 1 << 30, block: int = 1 << 16) -> None:
+        self.mode, self.limit, self.block, self.sent = mode, limit, block, 0
+
+    def __call__(self, h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        if self.mode == "chunked":
+            h.send_header("Transfer-Encoding", "chunked")
+        elif self.mode == "length":
+            h.send_header("Content-Length", str(10**12))
+        else:
+            h.send_header("Connection", "close")
+            h.close_connection = True
+        h.end_headers()
+        data = b'{"choices": [{"message": {"content": "' + b"A" * (self.block - 40)
+        frame = f"{len(data):x}\r\n".encode() + data + b"\r\n" if self.mode == "chunked" else data
+        while self.sent < self.limit:
+            h.wfile.write(frame)
+            self.sent += len(frame)
+            data = b"A" * self.block
+            frame = f"{len(data):x}\r\n".encode() + data + b"\r\n" if self.mode == "chunked" else data
+        h.close_connection = True
+
+
 def drop() -> Step:
     def step(h: BaseHTTPRequestHandler) -> None:
         h.close_connection = True
@@ -127,7 +181,7 @@ class FakeEndpoint:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
     def __enter__(self) -> FakeEndpoint:
         self._thread.start()

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import socket
 import time
 
 import gymnasium as gym
 import pytest
-from fake_endpoint import FakeEndpoint, drop, raw, reply, status, trickle
+from fake_endpoint import MISSING, FakeEndpoint, drop, endless, raw, reply, shaped, status, trickle
+from helpers import CLI_ENV, cli
 
 import mtp_gym  # noqa: F401
-from mtp_gym.agents.llm.endpoint import is_context_overflow, redact_url, retry_after
+from mtp_gym.agents.llm.endpoint import MAX_BODY, is_context_overflow, redact_url, retry_after
 from mtp_gym.agents.llm.openai_agent import OpenAIChatAgent
 from mtp_gym.episode import ContextOverflow, EndpointUnreachable, InfrastructureError, run_episode
 
@@ -123,6 +125,9 @@ def test_retry_after_seconds_and_http_date_are_honoured(agent):
         a.act("hello", {})
     assert sleeps[0] == 2.0 and 1.0 <= sleeps[1] <= 3.5
     assert retry_after({"retry-after": "soon"}) is None and retry_after({}) is None
+    # Not seconds: "²".isdigit() is true in Python, float("²") is not; a year past 9999.
+    for odd in ("²", "1e9", "-3", "Mon, 01 Jan 99999 00:00:00 GMT"):
+        assert retry_after({"retry-after": odd}) is None
 
 
 @pytest.mark.parametrize(("code", "body"), OVERFLOWS, ids=["openai", "vllm", "llama.cpp", "sglang", "tgi"])
@@ -213,3 +218,123 @@ def test_the_proxy_environment_variables_are_honoured(monkeypatch, agent):
     (seen,) = proxy.requests
     assert seen["path"] == "http://model.internal:8000/v1/chat/completions"
     assert seen["headers"]["Proxy-Authorization"] == "Basic Ym9iOnB3"  # bob:pw
+
+
+# --- Hostile endpoints (issue 27 item 4): odd fields never abort a run nor count against the model.
+
+PARTS = [{"type": "text", "text": "<attempt>"}, {"type": "image_url", "image_url": {}}, {"type": "text", "text": "STARE</attempt>"}]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("usage", "counted"),
+    [
+        ({"prompt_tokens": "abc", "completion_tokens": 3}, (0, 3)),
+        ({"prompt_tokens": float("nan"), "completion_tokens": float("inf")}, (0, 0)),
+        ({"prompt_tokens": 7, "completion_tokens": -3}, (7, 0)),
+        ({"prompt_tokens": 2.5, "completion_tokens": True}, (0, 0)),
+        ({"prompt_tokens": 10**30, "completion_tokens": 3.0}, (0, 3)),
+        (MISSING, (0, 0)),
+        ("lots", (0, 0)),
+        ([7, 3], (0, 0)),
+    ],
+    ids=["string", "nan-inf", "negative", "fraction-bool", "huge", "missing", "usage-string", "usage-list"],
+)
+def test_odd_usage_is_ignored_as_unknown_never_a_crash(usage, counted, agent, caplog):
+    with FakeEndpoint([shaped(usage=usage)]) as ep:
+        a, sleeps = agent(ep.url)
+        assert a.act("hello", {}) == "<attempt>STARE</attempt>"
+    assert len(ep.requests) == 1 and not sleeps  # the reply is used as it is: no retry
+    assert (a.usage["prompt_tokens"], a.usage["completion_tokens"]) == counted
+    assert a.usage["unknown_usage"] == 1
+    assert "token usage unknown" in caplog.text
+
+
+def test_a_sound_usage_is_counted_and_not_flagged(agent):
+    with FakeEndpoint([shaped(usage={"prompt_tokens": 7, "completion_tokens": 3.0})]) as ep:
+        a, _ = agent(ep.url)
+        a.act("hello", {})
+    assert (a.usage["prompt_tokens"], a.usage["completion_tokens"]) == (7, 3) and "unknown_usage" not in a.usage
+
+
+def test_content_parts_are_read_as_the_reply_text(agent):
+    with FakeEndpoint([shaped(content=PARTS)]) as ep:
+        a, _ = agent(ep.url)
+        assert a.act("hello", {}) == "<attempt>STARE</attempt>"
+    with FakeEndpoint(default=shaped(content=PARTS)) as ep:
+        result = run_episode(gym.make(WG, max_turns=3), agent(ep.url)[0], config_id=0)
+    assert result.format_errors == 0 and result.turns == 3  # STARE three times: played, not malformed
+    assert all(m["content"] == "<attempt>STARE</attempt>" for m in result.transcript if m["role"] == "assistant")
+
+
+MALFORMED = {
+    "no-choices": shaped(choices=MISSING),
+    "choices-not-a-list": shaped(choices={"0": {"message": {"content": "x"}}}),
+    "choice-not-an-object": shaped(choices=["<attempt>STARE</attempt>"]),
+    "no-message": shaped(choices=[{"index": 0, "finish_reason": "stop"}]),
+    "content-a-number": shaped(content=42),
+    "content-an-object": shaped(content={"text": "<attempt>STARE</attempt>"}),
+    "parts-not-objects": shaped(content=[1, 2]),
+    "part-text-not-a-string": shaped(content=[{"type": "text", "text": 5}]),
+    "body-a-list": raw(b"[]"),
+    "body-a-string": raw(b'"<attempt>STARE</attempt>"'),
+    "nested-too-deep": raw(b"[" * 100_000 + b"]" * 100_000),
+    "invalid-utf8": raw(b'{"choices": [{"message": {"content": "\xff\xfe"}}]}'),
+}
+
+
+@pytest.mark.parametrize("fault", MALFORMED.values(), ids=MALFORMED.keys())
+def test_a_malformed_completion_is_an_endpoint_fault_retried_never_the_models(fault, agent):
+    with FakeEndpoint([fault]) as ep:
+        a, sleeps = agent(ep.url)
+        assert a.act("hello", {}) == "<attempt>STARE</attempt>"
+    assert len(ep.requests) == 2 and a.usage["retries"] == 1 and len(sleeps) == 1
+    with FakeEndpoint([fault] * 3) as ep:
+        result = run_episode(gym.make(WG), agent(ep.url, max_retries=2)[0], config_id=0)
+    assert (result.outcome, result.format_errors, result.turns) == ("infra_error", 0, 0)
+
+
+@pytest.mark.parametrize("mode", ["chunked", "length", "close"])
+def test_an_endless_body_is_cut_off_at_the_limit_as_an_endpoint_fault(mode, agent):
+    step = endless(mode, limit=1 << 30)
+    with FakeEndpoint([step]) as ep:
+        a, sleeps = agent(ep.url, max_retries=0)
+        start = time.monotonic()
+        with pytest.raises(InfrastructureError, match="over the 16 MiB limit"):
+            a.act("hello", {})
+        took = time.monotonic() - start
+    # Read up to the limit, then hung up: what the server got out is the limit plus socket buffers.
+    assert step.sent < MAX_BODY + (24 << 20), f"{step.sent / 1e6:.0f} MB sent"
+    assert took < 5.0 and not sleeps
+    with FakeEndpoint([endless(mode, limit=1 << 30)]) as ep:  # retried on a new connection: the reply is used
+        a, sleeps = agent(ep.url)
+        assert a.act("hello", {}) == "<attempt>STARE</attempt>"
+    assert len(ep.requests) == 2 and len(sleeps) == 1
+
+
+def test_a_body_just_under_the_limit_is_read(agent):
+    filler = "A" * (MAX_BODY - 400)
+    body = json.dumps({"choices": [{"message": {"content": "<attempt>STARE</attempt>"}}], "pad": filler}).encode()
+    assert len(body) <= MAX_BODY
+    with FakeEndpoint([raw(body)]) as ep:
+        a, _ = agent(ep.url)
+        assert a.act("hello", {}) == "<attempt>STARE</attempt>"
+    assert len(ep.requests) == 1
+
+
+def test_eval_against_a_hostile_endpoint_ends_rc_0_with_every_episode_logged(transport, tmp_path):
+    """The issue's run: usage "abc" (and content parts, faults between) must not abort ``mtp-gym eval``."""
+    odd = shaped(content=PARTS, usage={"prompt_tokens": "abc", "completion_tokens": 3})
+    script = [odd, endless("chunked", limit=1 << 30), raw(b'{"choices": [{"message": {"content": 42}}]}'), odd]
+    with FakeEndpoint(script, default=odd) as ep:
+        res = cli(
+            "eval", "--env", WG, "--agent", "openai:m", "--base-url", ep.url, "--split", "3",
+            "--env-kwargs", '{"max_turns": 3}', "--agent-kwargs", '{"backoff": 0.01}', "--out", str(tmp_path),
+            "--executor", "thread" if transport == "blocking" else "async", "--no-progress", "--no-report",
+            env=CLI_ENV,
+        )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "Traceback" not in res.stderr and "token usage unknown (usage.prompt_tokens='abc')" in res.stderr
+    records = [json.loads(line) for line in (tmp_path / "openai_m" / "episodes.jsonl").read_text().splitlines()]
+    assert len(records) == 3
+    assert all(r["outcome"] == "timeout" and r["format_errors"] == 0 and r["turns"] == 3 for r in records)
+    assert sum(r["completion_tokens"] for r in records) == 9 * 3 and sum(r["prompt_tokens"] for r in records) == 0

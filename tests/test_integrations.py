@@ -336,6 +336,7 @@ def test_serve_env_cli_listens_on_localhost():
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+    assert "warning" not in proc.stderr.read().decode()  # 127.0.0.1: no exposure warning
 
 
 # ------------------------------------------------------------------ verifiers

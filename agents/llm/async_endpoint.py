@@ -4,7 +4,9 @@ HTTP/1.1 connection driven by the event loop, with the same total deadline per e
 Many episodes in flight then cost one event loop and one socket each, not one thread each:
 the harness's ``async`` executor plays every in-flight episode of a run on one loop. What an
 answer means is decided by the same :func:`~mtp_gym.agents.llm.endpoint.classify`. Through a
-proxy, the exchange falls back to the blocking connection in a worker thread.
+proxy, the exchange falls back to the blocking connection in a worker thread. A body is read
+up to :data:`~mtp_gym.agents.llm.endpoint.MAX_BODY` bytes and cut off there, as the blocking
+connection does.
 """
 
 from __future__ import annotations
@@ -16,54 +18,79 @@ import ssl
 import time
 from typing import Any
 
-from mtp_gym.agents.llm.endpoint import Answer, Connection, Dropped, Unreachable
+from mtp_gym.agents.llm.endpoint import MAX_BODY, Answer, Connection, Dropped, Unreachable
 
 __all__ = ["AsyncConnection", "read_response"]
 
 _MAX_HEADER = 65536
 
 
-async def read_response(reader: asyncio.StreamReader) -> tuple[Answer, bool]:
-    """One HTTP/1.1 response from ``reader`` and whether the server keeps the connection open."""
+async def read_response(reader: asyncio.StreamReader, max_body: int = MAX_BODY) -> tuple[Answer, bool]:
+    """One HTTP/1.1 response from ``reader`` and whether the server keeps the connection open.
+
+    At most ``max_body`` bytes of the body are read: a longer one is cut off there (the answer
+    is ``truncated``, and the connection cannot be kept).
+    """
     status_line = await reader.readline()
     if not status_line:
         raise ConnectionError("connection closed before the status line")
     version, _, rest = status_line.decode("latin-1").strip().partition(" ")
     code, _, reason = rest.partition(" ")
-    if not version.startswith("HTTP/") or not code.isdigit():
+    if not version.startswith("HTTP/") or not (code.isascii() and code.isdigit()):
         raise ConnectionError(f"not an HTTP status line: {status_line[:80]!r}")
+    headers = await _read_headers(reader, "the headers")
+    keep = headers.get("connection", "").lower() != "close" and version != "HTTP/1.0"
+    chunks: list[bytes] = []
+    size = 0
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        while True:
+            size_line = await reader.readline()
+            length = int(size_line.split(b";", 1)[0].strip() or b"0", 16)
+            if length == 0:
+                await _read_headers(reader, "the trailers")
+                break
+            take = min(length, max_body + 1 - size)
+            chunks.append(await reader.readexactly(take))
+            size += take
+            if size > max_body:
+                break
+            await reader.readexactly(2)
+    elif "content-length" in headers:
+        length = int(headers["content-length"])
+        if length < 0:
+            raise ValueError(f"negative Content-Length {length}")
+        if length <= max_body:
+            chunks.append(await reader.readexactly(length))
+        else:
+            size = length  # no need to read it
+    else:
+        keep = False
+        while size <= max_body:
+            chunk = await reader.read(min(65536, max_body + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    truncated = size > max_body
+    body = b"".join(chunks)[:max_body]
+    return Answer(int(code), reason, headers, body, truncated), keep and not truncated
+
+
+async def _read_headers(reader: asyncio.StreamReader, what: str) -> dict[str, str]:
+    """Header lines up to the blank line (at most :data:`_MAX_HEADER` bytes of them)."""
     headers: dict[str, str] = {}
     size = 0
     while True:
         line = await reader.readline()
         size += len(line)
         if size > _MAX_HEADER:
-            raise ConnectionError("response headers too large")
+            raise ConnectionError(f"response {what} too large")
         if line in (b"\r\n", b"\n"):
-            break
+            return headers
         if not line:
-            raise ConnectionError("connection closed inside the headers")
+            raise ConnectionError(f"connection closed inside {what}")
         name, _, value = line.decode("latin-1").partition(":")
         headers[name.strip().lower()] = value.strip()
-    keep = headers.get("connection", "").lower() != "close" and version != "HTTP/1.0"
-    if headers.get("transfer-encoding", "").lower() == "chunked":
-        chunks = []
-        while True:
-            size_line = await reader.readline()
-            length = int(size_line.split(b";", 1)[0].strip() or b"0", 16)
-            if length == 0:
-                while (await reader.readline()) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
-                break
-            chunks.append(await reader.readexactly(length))
-            await reader.readexactly(2)
-        body = b"".join(chunks)
-    elif "content-length" in headers:
-        body = await reader.readexactly(int(headers["content-length"]))
-    else:
-        body = await reader.read()
-        keep = False
-    return Answer(int(code), reason, headers, body), keep
 
 
 class AsyncConnection:

@@ -4,6 +4,10 @@ The transport is the standard library's ``http.client`` on one keep-alive connec
 agent, so a request has a deadline for the whole exchange (connect to last byte): a server
 that trickles one byte at a time cannot hold it longer. :func:`classify` turns the answer
 into a reply, a context overflow, a fault worth another try, or a fault that is not.
+
+An endpoint is input like any other: a body is read up to :data:`MAX_BODY` bytes and cut off
+there (a fault of the endpoint, never the model's), a reply's content may come as a list of
+parts (joined), and token counts that are not counts are ignored (unknown), not trusted.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 __all__ = [
+    "MAX_BODY",
     "Answer",
     "Connection",
     "Dropped",
@@ -35,6 +40,11 @@ __all__ = [
     "retry_after",
 ]
 
+#: The most bytes of one response body read (16 MiB; a chat completion is a few KiB): a longer
+#: body is cut off here and the answer is an endpoint fault, retried like a malformed one.
+MAX_BODY = 16 * 1024 * 1024
+#: Token counts at or above this are not counts (the largest integer a JSON double holds exactly).
+_MAX_TOKENS = 2**53
 #: HTTP statuses worth another try: request timeout, conflict, too early, rate limit, server errors.
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))
 
@@ -49,6 +59,7 @@ _OVERFLOW_RE = re.compile(
     r"|prompt is too long|input is too long for the model|context window",
     re.IGNORECASE,
 )
+_SECONDS_RE = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9})?")  # ASCII digits only: "²".isdigit() is true
 _LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
 _SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "auth", "password", "secret"})
 
@@ -63,12 +74,13 @@ class Dropped(ConnectionError):
 
 @dataclass
 class Answer:
-    """A whole HTTP answer."""
+    """A whole HTTP answer (``truncated``: the body went past :data:`MAX_BODY` and was cut off)."""
 
     status: int
     reason: str
     headers: dict[str, str]
     body: bytes
+    truncated: bool = False
 
     def text(self, limit: int = 300) -> str:
         return self.body[:limit].decode("utf-8", errors="replace").strip()
@@ -109,11 +121,11 @@ def retry_after(headers: dict[str, str], now: float | None = None) -> float | No
     if value is None:
         return None
     value = value.strip()
-    if value.replace(".", "", 1).isdigit():
+    if _SECONDS_RE.fullmatch(value):
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
@@ -122,7 +134,11 @@ def classify(answer: Answer) -> tuple[str, dict[str, Any]] | Fault:
     """``("reply", message_and_usage)`` for a usable chat completion, else a :class:`Fault`.
 
     A 200 whose body is not a chat completion (malformed JSON, an HTML page from a proxy, no
-    ``choices``) is transient: the model has not answered yet.
+    ``choices``, content that is neither text nor a list of parts, a body cut off at
+    :data:`MAX_BODY`) is transient: the model has not answered yet. ``content`` given as a
+    list of parts (``[{"type": "text", "text": ...}, ...]``) is their text, joined. A token
+    count that is not a non-negative integer (a string, NaN, a missing ``usage``) is ``None``
+    (unknown), and ``usage_note`` says what was odd.
     """
     if answer.status != 200:
         body = answer.text(2000)
@@ -133,9 +149,11 @@ def classify(answer: Answer) -> tuple[str, dict[str, Any]] | Fault:
             transient=answer.status in TRANSIENT_STATUSES,
             wait=retry_after(answer.headers),
         )
+    if answer.truncated:
+        return Fault(f"HTTP 200 with a body over the {MAX_BODY >> 20} MiB limit (cut off there)", transient=True)
     try:
         data = json.loads(answer.body)
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         kind = "an HTML page" if answer.body.lstrip()[:1] == b"<" else "malformed JSON"
         return Fault(f"HTTP 200 with {kind}: {answer.text(120)!r}", transient=True)
     choices = data.get("choices") if isinstance(data, dict) else None
@@ -148,14 +166,70 @@ def classify(answer: Answer) -> tuple[str, dict[str, Any]] | Fault:
     content = message.get("content")
     if content is None and choice.get("finish_reason") not in ("stop", "length", "content_filter", "tool_calls"):
         return Fault(f"HTTP 200 with no content (finish_reason={choice.get('finish_reason')!r})", transient=True)
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    text = _content_text(content)
+    if text is None:
+        return Fault(f"HTTP 200 with content that is not text: {_short(content)}", transient=True)
+    usage = data.get("usage")
+    prompt, completion = (_token_count(usage, key) for key in ("prompt_tokens", "completion_tokens"))
+    note = None
+    if not isinstance(usage, dict):
+        note = "no usage" if usage is None else f"usage={_short(usage)}"
+    elif prompt is None or completion is None:
+        note = ", ".join(
+            f"usage.{k}={_short(usage.get(k))}"
+            for k, v in (("prompt_tokens", prompt), ("completion_tokens", completion))
+            if v is None
+        )
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     return "reply", {
-        "content": content if isinstance(content, str) else "",
+        "content": text,
         "reasoning": reasoning if isinstance(reasoning, str) and reasoning else None,
-        "prompt_tokens": int(usage.get("prompt_tokens") or 0),
-        "completion_tokens": int(usage.get("completion_tokens") or 0),
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "usage_note": note,
     }
+
+
+def _content_text(content: Any) -> str | None:
+    """A message's text: a string, ``None`` (empty), or the text of a list of content parts
+    (parts of other types, e.g. images or refusals, add nothing); ``None`` if malformed."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and isinstance(part.get("type"), str):
+            if part["type"] == "text":
+                if not isinstance(part.get("text"), str):
+                    return None
+                texts.append(part["text"])
+        else:
+            return None
+    return "".join(texts)
+
+
+def _token_count(usage: Any, key: str) -> int | None:
+    """``usage[key]`` if it is a count of tokens (a non-negative whole number), else ``None``."""
+    value = usage.get(key) if isinstance(usage, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not value.is_integer():  # NaN and infinities included
+        return None
+    return int(value) if 0 <= value < _MAX_TOKENS else None
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters (what an endpoint sent, for a message)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        return "<nested too deep>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class Connection:
@@ -163,6 +237,8 @@ class Connection:
 
     The ``http_proxy`` / ``https_proxy`` / ``no_proxy`` environment variables are honoured
     (an https endpoint is reached through a ``CONNECT`` tunnel); loopback never goes through a proxy.
+    A response body is read up to :data:`MAX_BODY` bytes; past it the answer is ``truncated``
+    and the connection closed.
     """
 
     def __init__(self, base_url: str, connect_timeout: float = 10.0) -> None:
@@ -254,22 +330,25 @@ class Connection:
                 headers = {**headers, **self._proxy_auth()}
             conn.request("POST", self.target(path), body=body, headers=headers)
             response = conn.getresponse()
-            chunks = []
-            while True:
-                chunk = response.read1(65536)
+            chunks, size, limit = [], 0, MAX_BODY
+            truncated = response.length is not None and response.length > limit  # no need to read it
+            while not truncated:
+                chunk = response.read1(min(65536, limit + 1 - size))
                 if not chunk:
                     break
                 chunks.append(chunk)
+                size += len(chunk)
+                truncated = size > limit
                 if time.monotonic() >= deadline:
                     raise TimeoutError("deadline")
-            if time.monotonic() >= deadline or response.length:  # cut by the deadline, or short of Content-Length
-                raise http.client.IncompleteRead(b"".join(chunks), response.length)
-            response.close()  # read to the end: the connection is ready for the next request
-            answer = Answer(
-                response.status, response.reason, {k.lower(): v for k, v in response.getheaders()}, b"".join(chunks)
-            )
-            if response.will_close:
-                self.close()
+            if not truncated and (time.monotonic() >= deadline or response.length):
+                raise http.client.IncompleteRead(b"".join(chunks), response.length)  # the deadline, or short
+            headers = {k.lower(): v for k, v in response.getheaders()}
+            answer = Answer(response.status, response.reason, headers, b"".join(chunks)[:limit], truncated)
+            if truncated or response.will_close:
+                self.close()  # a body left unread: the connection cannot carry another request
+            else:
+                response.close()  # read to the end: the connection is ready for the next request
             return answer
         except (OSError, http.client.HTTPException) as err:
             late = time.monotonic() >= deadline

@@ -22,6 +22,8 @@ __all__ = ["OpenAIChatAgent", "OPENAI_BASE_URL"]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 _log = logging.getLogger(__name__)
+#: Endpoints already warned about replies without usable token counts (one warning each).
+_WARNED_USAGE: set[str] = set()
 
 
 class OpenAIChatAgent(ChatAgent):
@@ -42,7 +44,9 @@ class OpenAIChatAgent(ChatAgent):
         action_timeout: seconds for one action, retries and waits included (default 600).
         max_retries: tries after the first for faults a retry can cure: lost or refused
             connections, a passed deadline, HTTP 408/409/425/429/5xx, and a 200 whose body is
-            not a chat completion (malformed JSON, a proxy's HTML page, no ``choices``).
+            not a chat completion (malformed JSON, a proxy's HTML page, no ``choices``,
+            content neither text nor a list of parts, a body over
+            :data:`~mtp_gym.agents.llm.endpoint.MAX_BODY`, cut off there).
             Waits double from ``backoff`` seconds (capped at ``max_backoff``, jittered), or
             follow the server's ``Retry-After``.
 
@@ -52,7 +56,10 @@ class OpenAIChatAgent(ChatAgent):
     harness records ``infra_error``, never a model loss. A prompt that no longer fits the
     context window raises :class:`~mtp_gym.episode.ContextOverflow` at once: the episode
     ends as ``context_overflow``, the model's failure. ``reasoning_content`` (or
-    ``reasoning``) of a reply is kept in ``agent.reasoning``, one entry per action.
+    ``reasoning``) of a reply is kept in ``agent.reasoning``, one entry per action. Content
+    sent as a list of parts is read as their text; token counts that are not counts (missing
+    ``usage``, a string, NaN) add 0 and are counted in ``usage["unknown_usage"]`` (with one
+    warning per endpoint), never a reason to stop.
     """
 
     def __init__(
@@ -128,7 +135,9 @@ class OpenAIChatAgent(ChatAgent):
             fault = yield "post", min(end, time.monotonic() + self.timeout)
             if not isinstance(fault, Fault):
                 self.last_reasoning = fault["reasoning"]
-                return fault["content"], fault["prompt_tokens"], fault["completion_tokens"]
+                if fault["usage_note"] is not None:
+                    self._unknown_usage(fault["usage_note"])
+                return fault["content"], fault["prompt_tokens"] or 0, fault["completion_tokens"] or 0
             if fault.overflow:
                 raise ContextOverflow(f"{self.where}: {fault.message}")
             if not fault.transient:
@@ -153,6 +162,17 @@ class OpenAIChatAgent(ChatAgent):
             self.usage["retries"] += 1
             yield "sleep", delay
         raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _unknown_usage(self, note: str) -> None:
+        """Count a reply whose token counts are unknown (they add 0); say so once per endpoint."""
+        self.usage["unknown_usage"] = self.usage.get("unknown_usage", 0) + 1
+        if self.where not in _WARNED_USAGE:
+            _WARNED_USAGE.add(self.where)
+            _log.warning(
+                "%s: token usage unknown (%s): such replies count 0 tokens (agent.usage['unknown_usage'] counts them)",
+                self.where,
+                note,
+            )
 
     def complete(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
         payload = self._payload(messages)
@@ -203,5 +223,10 @@ def _transport_fault(err: Exception) -> Fault:
 
 
 def _meaning(answer: Any) -> dict[str, Any] | Fault:
-    result = classify(answer)
+    """What an answer means; one :func:`classify` cannot read is an endpoint fault, never a crash."""
+    try:
+        result = classify(answer)
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as err:
+        reading = f"{type(err).__name__}: {err}"
+        return Fault(f"HTTP {answer.status} with an answer that could not be read ({reading})", transient=True)
     return result if isinstance(result, Fault) else result[1]

@@ -5,6 +5,10 @@ a gzip-compressed JSON block that the page's own script inflates with the browse
 ``DecompressionStream``. Episodes can be filtered by task, agent, outcome and configuration;
 each opens as a conversation (the env's messages and the agent's, re-prompts and corrections
 marked, reasoning kept apart), with the hidden state revealed at the end, tokens and cost.
+
+Everything a log holds is data, never markup: the tables are escaped here
+(:func:`markdown_to_html`), and the page's script puts every episode field in as text
+(``textContent`` / ``append``, never ``innerHTML``), so a shared log cannot run script.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ __all__ = ["write_html", "markdown_to_html", "message_kind"]
 
 #: Env messages that re-prompt after a malformed action (the base class's wording).
 REPROMPT = re.compile(r"^Invalid action:")
+#: A slot of the page template (``{{tables}}``).
+_SLOT = re.compile(r"\{\{(title|style|script|tables|figures|count|data)\}\}")
 #: Counterfactual corrections (mtp_gym.wrappers.probes.counterfactual).
 CORRECTION = re.compile(r"\bCorrection: my earlier reply\b")
 
@@ -135,15 +141,16 @@ def write_html(
                 f"<figcaption>{html.escape(fig.name)}</figcaption></figure>"
             )
     assets = resources.files("mtp_gym.eval") / "assets"
-    page = (assets / "report.html").read_text()
-    page = (
-        page.replace("{{title}}", html.escape(title))
-        .replace("{{style}}", (assets / "report.css").read_text())
-        .replace("{{script}}", (assets / "pretty.js").read_text() + (assets / "report.js").read_text())
-        .replace("{{tables}}", markdown_to_html(markdown_text))
-        .replace("{{figures}}", "\n".join(images))
-        .replace("{{count}}", str(len(episodes)))
-        .replace("{{data}}", packed.decode())
-    )
+    slots = {
+        "title": html.escape(title),
+        "style": (assets / "report.css").read_text(),
+        "script": (assets / "pretty.js").read_text() + (assets / "report.js").read_text(),
+        "tables": markdown_to_html(markdown_text),
+        "figures": "\n".join(images),
+        "count": str(len(episodes)),
+        "data": packed.decode(),
+    }
+    # One pass over the template: a slot's text (a log's agent name, say) is never searched for slots.
+    page = _SLOT.sub(lambda m: slots[m.group(1)], (assets / "report.html").read_text())
     Path(path).write_text(page)
     return {"bytes": len(page.encode()), "episodes": len(episodes)}

@@ -21,6 +21,7 @@ import json
 import math
 import os
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,8 @@ __all__ = [
 LOG_NAME = "episodes.jsonl"
 CONFIG_NAME = "config.json"
 LOCK_NAME = ".lock"
+#: How often a run waiting for the lock (``lock_timeout``) tries again.
+LOCK_POLL_SECONDS = 0.02
 #: Keys every episode record has; a line without them is unreadable.
 REQUIRED = ("env_id", "config_id", "outcome")
 #: The large fields of a record, left out where only the numbers are needed.
@@ -136,18 +139,26 @@ def read_episodes(path: Path, slim: bool = False) -> tuple[list[dict[str, Any]],
     return records, scan.end
 
 
-def _lock(directory: Path) -> int:
+def _lock(directory: Path, timeout: float = 0.0) -> int:
+    """The directory's exclusive lock (a descriptor); waits up to ``timeout`` seconds for it."""
     fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.pread(fd, 64, 0).decode(errors="replace").strip()
-        os.close(fd)
-        who = f" (pid {holder})" if holder.isdigit() else ""
-        raise RunLocked(
-            f"--out {directory}: another mtp-gym run{who} is writing to it; wait for it to finish "
-            "(it resumes from the same directory) or give another --out"
-        ) from None
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() < deadline:
+                time.sleep(LOCK_POLL_SECONDS)
+                continue
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip()
+            os.close(fd)
+            who = f" (pid {holder})" if holder.isdigit() else ""
+            waited = f" (waited {timeout:g} s)" if timeout > 0 else ""
+            raise RunLocked(
+                f"--out {directory}: another mtp-gym run{who} is writing to it{waited}; wait for it to finish "
+                "(it resumes from the same directory) or give another --out"
+            ) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
     return fd
@@ -159,15 +170,23 @@ class RunLog:
     ``config`` holds ``agent`` (the label) and the agent's settings; ``envs`` maps each
     env id to its kwargs. Opening an existing directory checks that the agent settings and
     the kwargs of every env already in it are unchanged (new envs may be added).
+    ``lock_timeout``: seconds to wait for a directory another writer holds (default 0: refuse
+    at once with :class:`RunLocked`; short writers such as the human log wait their turn).
     """
 
-    def __init__(self, directory: str | Path, agent_config: dict[str, Any], envs: dict[str, dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        directory: str | Path,
+        agent_config: dict[str, Any],
+        envs: dict[str, dict[str, Any]],
+        lock_timeout: float = 0.0,
+    ) -> None:
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.config_path = self.dir / CONFIG_NAME
         self.path = self.dir / LOG_NAME
         self._fd = -1
-        self._lock_fd = _lock(self.dir)
+        self._lock_fd = _lock(self.dir, lock_timeout)
         try:
             self._open(to_jsonable(agent_config), to_jsonable(envs))
         except BaseException:

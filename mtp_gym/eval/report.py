@@ -21,17 +21,27 @@ import math
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, wraps
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mtp_gym.eval.log import CONFIG_NAME, LOG_NAME, LogScan, keep_latest, scan_episodes
+from mtp_gym.eval.log import CONFIG_NAME, HEAVY, LOG_NAME, LogScan, keep_latest, scan_episodes
 from mtp_gym.games.env import DEFAULT_DIFFICULTY, resolve_game
 from mtp_gym.registration import GAME_IDS
 
-__all__ = ["Row", "load_runs", "compute_rows", "macro_rows", "markdown", "write_report", "parse_prices", "BASELINES"]
+__all__ = [
+    "Row",
+    "load_runs",
+    "record_problem",
+    "compute_rows",
+    "macro_rows",
+    "markdown",
+    "write_report",
+    "parse_prices",
+    "BASELINES",
+]
 
 BASELINES = ("random", "oracle")
 ATTRIBUTION = ("failure", "format_error", "timeout", "context_overflow")
@@ -155,31 +165,143 @@ def variant(env_id: str, env_kwargs: dict[str, Any]) -> dict[str, Any]:
     return {"level": env_kwargs.get("difficulty", DEFAULT_DIFFICULTY), "probe": env_kwargs.get("probe")}
 
 
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_count(v: Any) -> bool:
+    return _is_int(v) and v >= 0
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _is_transcript(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(m, dict) for m in v)
+
+
+#: What each field a report reads must be: (required, test, what it should be). A record that
+#: breaks one is skipped and named (:func:`load_runs`); ``score`` is checked apart (``null``
+#: is allowed on ``infra_error``).
+FIELDS: dict[str, tuple[bool, Any, str]] = {
+    "env_id": (True, lambda v: isinstance(v, str) and bool(v), "a non-empty string"),
+    "config_id": (True, _is_count, "a non-negative integer"),
+    "outcome": (True, lambda v: isinstance(v, str) and bool(v), "a non-empty string"),
+    "turns": (True, _is_count, "a non-negative integer"),
+    "format_errors": (True, _is_count, "a non-negative integer"),
+    "sample": (False, _is_count, "a non-negative integer"),
+    "prompt_tokens": (False, lambda v: _is_number(v) and v >= 0, "a non-negative number"),
+    "completion_tokens": (False, lambda v: _is_number(v) and v >= 0, "a non-negative number"),
+    "error": (False, lambda v: v is None or isinstance(v, str), "a string or null"),
+    "transcript": (False, _is_transcript, "a list of messages (objects)"),
+}
+
+
+_KINDS = {str: "a string", bool: "a boolean", int: "an integer", float: "a number", list: "a list", dict: "an object"}
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """``value`` as the log holds it (JSON, cut to ``limit`` characters) and what kind it is."""
+    if value is None:
+        return "null"
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = "..."
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    return f"{text} ({_KINDS.get(type(value), type(value).__name__)})"
+
+
+def record_problem(record: dict[str, Any]) -> str | None:
+    """What makes ``record`` unfit for a report (a missing or wrong-typed field), or ``None``."""
+    for name, (required, ok, expected) in FIELDS.items():
+        if name not in record:
+            if required:
+                return f"field {name!r} is missing"
+        elif not ok(record[name]):
+            return f"field {name!r} is {_shown(record[name])}, expected {expected}"
+    score = record.get("score")
+    if not _is_number(score) and not (score is None and record["outcome"] == "infra_error"):
+        shown = "missing" if "score" not in record else _shown(score)
+        return f"field 'score' is {shown}, expected a finite number (null only on infra_error)"
+    return None
+
+
+def _read_config(d: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """A run directory's config (agent label and env kwargs) or why it cannot be read."""
+    path = d / CONFIG_NAME
+    try:
+        config = json.loads(path.read_text())
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        return None, f"{path}: not JSON ({err}); its run is skipped"
+    if not isinstance(config, dict) or not isinstance(config.get("agent_config"), dict):
+        return None, f"{path}: field 'agent_config' is missing or not an object; its run is skipped"
+    agent = config["agent_config"].get("agent")
+    if not isinstance(agent, str) or not agent:
+        return None, f"{path}: field 'agent_config.agent' is {_shown(agent)}, expected a string; its run is skipped"
+    envs = config.get("envs", {})
+    if not isinstance(envs, dict) or not all(isinstance(kw, dict) for kw in envs.values()):
+        return None, f"{path}: field 'envs' is not an object of env kwargs objects; its run is skipped"
+    checks = (("difficulty", _is_int, "an integer"), ("probe", lambda v: isinstance(v, str), "a string"))
+    for env_id, kw in envs.items():
+        for key, ok, expected in checks:
+            if kw.get(key) is not None and not ok(kw[key]):
+                shown = f"envs[{env_id!r}].{key} is {_shown(kw[key])}"
+                return None, f"{path}: {shown}, expected {expected}; its run is skipped"
+    return config, None
+
+
+#: Records named one per warning line per log file; the rest are counted in one summary line.
+MAX_NAMED = 20
+
+
 def load_runs(paths: Iterable[str | Path], warn: Any = None, slim: bool = True) -> list[dict[str, Any]]:
     """Every episode record of the run dirs (the latest one per agent, task and configuration),
     with the task's ``level`` and ``probe`` (:func:`variant`) and without transcripts unless not
-    ``slim``. Unreadable lines are skipped and reported through ``warn`` (default: stderr)."""
+    ``slim``. Unreadable lines, and records with a missing or wrong-typed field
+    (:func:`record_problem`: ``turns: "7"``, ``score: null``, ...), are skipped and reported
+    through ``warn`` (default: stderr), one line per record naming the file, line and field
+    (the first :data:`MAX_NAMED` of a file, then a count); so is a run whose ``config.json``
+    cannot be read."""
+    say = warn or (lambda m: print(f"warning: {m}", file=sys.stderr))
     kept: dict[tuple[Any, ...], dict[tuple[str, int, int], dict[str, Any]]] = {}
     for d in find_run_dirs(paths):
-        config = json.loads((d / CONFIG_NAME).read_text())
+        config, why = _read_config(d)
+        if config is None:
+            say(why)
+            continue
         label = config["agent_config"]["agent"]
         tasks = {e: variant(e, kw) for e, kw in config.get("envs", {}).items()}
         scan = LogScan()
-        for r in scan_episodes(d / LOG_NAME, scan, slim=slim):
+        bad: list[str] = []
+        for seen, r in enumerate(scan_episodes(d / LOG_NAME, scan), 1):
+            problem = record_problem(r)
+            if problem is not None:
+                bad.append(f"{d / LOG_NAME}:{seen + len(scan.skipped)}: skipped: {problem}")
+                continue
+            if slim:
+                for key in HEAVY:
+                    r.pop(key, None)
             task = tasks.get(r["env_id"]) or variant(r["env_id"], {})
             keep_latest(kept.setdefault((label, task["level"], task["probe"]), {}), r | task | {"agent": label})
         message = scan.warning(d / LOG_NAME)
         if message:
-            (warn or (lambda m: print(f"warning: {m}", file=sys.stderr)))(message)
+            say(message)
+        for line in bad[:MAX_NAMED]:
+            say(line)
+        if len(bad) > MAX_NAMED:
+            say(f"{d / LOG_NAME}: skipped {len(bad) - MAX_NAMED} more record(s) with a missing or wrong-typed field")
     return [r for recs in kept.values() for r in recs.values()]
 
 
 def run_env_kwargs(paths: Iterable[str | Path]) -> dict[tuple[str, int | None, str | None], dict[str, Any]]:
     """The env kwargs each task (env id, level, probe; see :func:`variant`) was played with
-    (the first run dir that has it)."""
+    (the first run dir that has it; a run whose config cannot be read has none)."""
     kwargs: dict[tuple[str, int | None, str | None], dict[str, Any]] = {}
     for d in find_run_dirs(paths):
-        for env_id, kw in json.loads((d / CONFIG_NAME).read_text())["envs"].items():
+        config, _ = _read_config(d)
+        for env_id, kw in (config or {}).get("envs", {}).items():
             task = variant(env_id, kw)
             kwargs.setdefault((env_id, task["level"], task["probe"]), kw)
     return kwargs
@@ -561,6 +683,20 @@ def _pyplot() -> Any:
     return plt
 
 
+def _plain_text(plot: Any) -> Any:
+    """``plot`` with every label drawn as plain text: agent names and tasks come from logs, and
+    matplotlib would read ``$...$`` in them as mathtext (and fail on a malformed one)."""
+
+    @wraps(plot)
+    def drawn(*args: Any, **kwargs: Any) -> Any:
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return plot(*args, **kwargs)
+
+    return drawn
+
+
 def _save(plt: Any, fig: Any, path: Path) -> tuple[int, int]:
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
@@ -583,6 +719,7 @@ def _panels(rows: list[Row]) -> dict[str, list[tuple]]:
     return {name: tasks for (_, name), tasks in sorted(panels.items())}
 
 
+@_plain_text
 def plot_scores(rows: list[Row], path: Path) -> tuple[int, int]:
     """Mean score (95% CI) per task and agent as horizontal bars, one panel per suite
     (Multi-Turn Puzzles, TurnBench-MS, each query-game cell); returns the size in pixels."""
@@ -651,6 +788,7 @@ OUTCOME_MARKS = {
 }
 
 
+@_plain_text
 def plot_turns(rows: list[Row], path: Path) -> tuple[int, int]:
     """Turns per episode, per task and agent: a box over the episodes that ended in a success or
     a failure, and every episode as a point marked by its outcome (timeouts and format errors
@@ -699,6 +837,7 @@ def plot_turns(rows: list[Row], path: Path) -> tuple[int, int]:
     return _save(plt, fig, path)
 
 
+@_plain_text
 def plot_levels(rows: list[Row], path: Path) -> tuple[int, int] | None:
     """Query games, no probe: mean score against level, one line per agent, over all games and
     per inference type; ``None`` (no file) unless some agent played two or more levels."""

@@ -16,10 +16,23 @@ env_kwargs={...})``), else the server's default.
 * :class:`MTPEnvClient`: OpenEnv's client for these types (``async with`` or ``.sync()``).
 
 The env stays the single source of rules, replies and scores: the server only forwards.
+
+Clients are not trusted. ``reset`` takes only :data:`RESET_ARGS` (another name, such as
+``configid``, is refused with the allowed ones), ``env_id`` must be a registered ``MTP/*`` id,
+and ``env_kwargs`` (``probe_kwargs`` included) only the keys of :data:`NETWORK_KWARGS` /
+:data:`PROBE_KWARGS`, each of its type and within its bounds: no ``game`` (no
+``"module:Class"`` is ever imported for a client), no unbounded sizes. A refused request gets
+a 4xx with a JSON ``detail`` naming the argument and the allowed values (over the WebSocket
+session: OpenEnv's error message), never a bare 500. Requests whose ``Host`` or ``Origin``
+does not name this server are refused (403, :class:`~mtp_gym.web.server.HostPolicy`).
 """
 
 from __future__ import annotations
 
+import json
+import math
+import string
+from collections.abc import Callable
 from typing import Any
 
 from openenv.core import EnvClient
@@ -29,12 +42,259 @@ from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from pydantic import Field
 
+from mtp_gym.envs.turing_machine import SETUP_SOURCES
 from mtp_gym.eval.log import to_jsonable
-from mtp_gym.integrations.session import EnvSession, env_id_of
+from mtp_gym.integrations.session import EnvSession, EpisodeOver, env_id_of
+from mtp_gym.registration import ENV_IDS, GAME_ENTRY_POINT, GAME_IDS
+from mtp_gym.turnbench.prompts import MODES, PROMPT_STYLES
+from mtp_gym.turnbench.rules import DIFFICULTIES
+from mtp_gym.web.server import HostPolicy
+from mtp_gym.wrappers.probes import DOMAINS, PROBES
 
-__all__ = ["MTPAction", "MTPEnvClient", "MTPEnvironment", "MTPObservation", "MTPState", "make_app", "serve"]
+__all__ = [
+    "MTPAction",
+    "MTPEnvClient",
+    "MTPEnvironment",
+    "MTPObservation",
+    "MTPState",
+    "NETWORK_KWARGS",
+    "PROBE_KWARGS",
+    "RESET_ARGS",
+    "RequestRefused",
+    "check_env_kwargs",
+    "make_app",
+    "serve",
+    "server_config",
+]
 
 DEFAULT_ENV = "MTP/WordGuess-v0"
+#: The arguments ``reset`` takes from a client.
+RESET_ARGS = ("env_id", "config_id", "seed", "env_kwargs", "episode_id")
+SEED_MAX = 2**64 - 1
+#: Largest HTTP body / WebSocket message the server reads (a reply, or a reset's kwargs).
+MAX_MESSAGE = 4 * 1024 * 1024
+
+
+class RequestRefused(ValueError):
+    """A request the server refuses (``status``: 400 a bad argument, 409 not now); the message
+    names the argument and the allowed values."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# ------------------------------------------------------------------ what a client may pass
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class Arg:
+    """What one kwarg from a client must be: ``what`` (for messages) and a ``test`` of the value."""
+
+    def __init__(self, what: str, test: Callable[[Any], bool], optional: bool = False) -> None:
+        self.what = what + (" or null" if optional else "")
+        self.test, self.optional = test, optional
+
+    def check(self, name: str, value: Any) -> None:
+        """A :class:`RequestRefused` naming ``name`` unless ``value`` is allowed."""
+        if value is None and self.optional:
+            return
+        if not self.test(value):
+            raise RequestRefused(f"{name}: must be {self.what}, got {_show(value)}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int(low: int, high: int, optional: bool = False) -> Arg:
+    return Arg(f"an int in [{low}, {high}]", lambda v: _is_int(v) and low <= v <= high, optional)
+
+
+def _number(low: float, high: float) -> Arg:
+    def test(v: Any) -> bool:  # ints are compared as they are: a huge one does not fit a float
+        return (_is_int(v) or (isinstance(v, float) and math.isfinite(v))) and low <= v <= high
+
+    return Arg(f"a number in [{low:g}, {high:g}]", test)
+
+
+def _bool() -> Arg:
+    return Arg("true or false", lambda v: isinstance(v, bool))
+
+
+def _choice(*values: str, optional: bool = False) -> Arg:
+    return Arg(f"one of {list(values)}", lambda v: isinstance(v, str) and v in values, optional)
+
+
+def _strings(max_items: int, max_len: int, choices: Any = None, optional: bool = False) -> Arg:
+    what = f"a list of at most {max_items} " + (
+        f"of {sorted(choices)}" if choices else f"strings of <= {max_len} chars"
+    )
+
+    def test(v: Any) -> bool:
+        return (
+            isinstance(v, list)
+            and 0 < len(v) <= max_items
+            and all(isinstance(x, str) and len(x) <= max_len and (choices is None or x in choices) for x in v)
+        )
+
+    return Arg(what, test, optional)
+
+
+def _string_map(max_items: int, max_len: int) -> Arg:
+    def test(v: Any) -> bool:
+        return (
+            isinstance(v, dict)
+            and len(v) <= max_items
+            and all(isinstance(x, str) and len(k) <= 64 and len(x) <= max_len for k, x in v.items())
+        )
+
+    return Arg(f"an object of at most {max_items} strings of <= {max_len} chars", test, optional=True)
+
+
+def _plain_template(text: Any, max_len: int = 20_000) -> bool:
+    """Whether ``text`` is a ``str.format`` template of plain ``{name}`` fields only (no attribute,
+    index, conversion or format spec: those read objects or pad without bound)."""
+    if not isinstance(text, str) or len(text) > max_len:
+        return False
+    try:
+        fields = list(string.Formatter().parse(text))
+    except ValueError:
+        return False
+    return all(name is None or (name.isidentifier() and not spec and conv is None) for _, name, spec, conv in fields)
+
+
+def _wording() -> Arg:
+    def test(v: Any) -> bool:
+        queries = v.get("queries", {}) if isinstance(v, dict) else None
+        return (
+            isinstance(v, dict)
+            and set(v) <= {"rules", "queries"}
+            and ("rules" not in v or _plain_template(v["rules"]))
+            and isinstance(queries, dict)
+            and len(queries) <= 64
+            and all(_plain_template(t, 2_000) for t in queries.values())
+        )
+
+    return Arg(
+        'an object {"rules": template, "queries": {name: template}} whose templates hold only plain {field}s',
+        test,
+        optional=True,
+    )
+
+
+_COMMON = {
+    "max_turns": _int(1, 1000, optional=True),
+    "configs": _choice("benchmark", "generated", optional=True),
+    "max_format_errors": _int(1, 100),
+}
+_SEED = {"seed": _int(0, 2**32 - 1)}
+#: The env kwargs a client may pass, per entry point (every other kwarg of the env is refused:
+#: see :data:`NOT_FROM_CLIENTS`). Bounds cap what one reset can cost; the env checks the rest.
+NETWORK_KWARGS: dict[str, dict[str, Arg]] = {
+    "mtp_gym.envs.word_guess:WordGuessEnv": {"vocab_size": _int(2, 2000), "word_length": _int(3, 10), **_COMMON},
+    "mtp_gym.envs.movie_rec:MovieRecEnv": {
+        "num_questions": _int(1, 1000),
+        "n_seen": _int(2, 500),
+        "n_unseen": _int(1, 500),
+        "base_budget": _number(0, 1e6),
+        "budget_delta": _number(0, 1e6),
+        "attribute_min_credit": _number(0, 1e6),
+        "seen_precision": _int(0, 6),
+        "unseen_precision": _int(0, 6),
+        "seen_sparse_fraction": _number(0, 1),
+        "tie_tolerance": _number(0, 1e6),
+        "weight_hint": _bool(),
+        **_COMMON,
+    },
+    "mtp_gym.envs.circuit_decoding:CircuitDecodingEnv": {
+        "num_circuits": _int(1, 26, optional=True),
+        "num_inputs": _int(1, 5, optional=True),
+        "max_not": _int(0, 8),
+        "num_queries": _int(0, 999, optional=True),
+        **_COMMON,
+    },
+    "mtp_gym.envs.word_chain:WordChainEnv": {"opponent": _choice("random"), "lexicon_size": _int(2, 2000), **_COMMON},
+    "mtp_gym.envs.twenty_questions:TwentyQuestionsEnv": {"lexicon_size": _int(2, 200, optional=True), **_COMMON},
+    "mtp_gym.envs.turing_machine:TuringMachineEnv": {
+        "mode": _choice(*MODES),
+        "difficulty": _choice(*DIFFICULTIES, optional=True),
+        "setups": _choice(*SETUP_SOURCES),
+        "prompt_style": _choice(*PROMPT_STYLES),
+        "max_rounds": _int(1, 100),
+        "setup_ids": _strings(300, 16, optional=True),
+        "allow_non_unique": _bool(),
+        "belief_prompt": _bool(),
+        "harness_wording": _bool(),
+        **_COMMON,
+    },
+    GAME_ENTRY_POINT: {
+        "difficulty": _int(1, 5),
+        "configs_per_level": _int(1, 1000),
+        "vocabulary": _string_map(64, 100),
+        "wording": _wording(),
+        "probe": _choice(*PROBES, optional=True),
+        "probe_kwargs": Arg("an object of the probe's kwargs", lambda v: isinstance(v, dict), optional=True),
+        **_COMMON,
+    },
+}
+#: The kwargs each probe takes from a client (``env_kwargs["probe_kwargs"]``).
+PROBE_KWARGS: dict[str, dict[str, Arg]] = {
+    "isomorphic": {"domain": _choice("random", *DOMAINS), **_SEED},
+    "noise": {"rule_sentences": _int(0, 100), "reply_fragments": _int(0, 20), **_SEED},
+    "boundary": {
+        "source": _choice("oracle", "random"),
+        "games": _strings(len(GAME_IDS), 64, choices=set(GAME_IDS), optional=True),
+        "announce": _bool(),
+        **_SEED,
+    },
+    "counterfactual": {"revise_query": _int(1, 100), **_SEED},
+    "necessity": {"exact_limit": _int(1, 20_000_000), **_SEED},
+}
+#: Env kwargs no client may pass, and why.
+NOT_FROM_CLIENTS = {
+    "game": "the game is chosen by env_id; no 'module:Class' is imported for a client",
+    "render_mode": "rendering is the client's business; the server does not render",
+}
+
+
+def _check_keys(where: str, given: Any, table: dict[str, Arg]) -> None:
+    if not isinstance(given, dict):
+        raise RequestRefused(f"{where}: must be a JSON object of {sorted(table)}, got {_show(given)}")
+    for key, value in given.items():
+        if key in NOT_FROM_CLIENTS:
+            raise RequestRefused(f"{where}.{key}: not taken from clients ({NOT_FROM_CLIENTS[key]})")
+        if key not in table:
+            raise RequestRefused(f"{where}: unknown key {_show(key)}; allowed: {sorted(table)}")
+        table[key].check(f"{where}.{key}", value)
+
+
+def check_env_kwargs(env_id: str, env_kwargs: Any) -> dict[str, Any]:
+    """``env_kwargs`` for ``env_id`` if a client may pass them, else a :class:`RequestRefused`
+    naming the key and what is allowed (keys, types and bounds: :data:`NETWORK_KWARGS`)."""
+    _check_keys("env_kwargs", env_kwargs, NETWORK_KWARGS[ENV_IDS[env_id]])
+    probe, probe_kwargs = env_kwargs.get("probe"), env_kwargs.get("probe_kwargs")
+    if probe_kwargs is not None:
+        if probe is None:
+            raise RequestRefused(
+                f"env_kwargs.probe_kwargs: given without env_kwargs.probe; allowed probes: {sorted(PROBES)}"
+            )
+        _check_keys("env_kwargs.probe_kwargs", probe_kwargs, PROBE_KWARGS[probe])
+    return dict(env_kwargs)
+
+
+def _check_reset(env_id: Any, config_id: Any, seed: Any, episode_id: Any, unknown: dict[str, Any]) -> None:
+    if unknown:
+        raise RequestRefused(f"reset: unknown argument(s) {sorted(unknown)}; allowed: {list(RESET_ARGS)}")
+    if env_id is not None and (not isinstance(env_id, str) or env_id not in ENV_IDS):
+        raise RequestRefused(f"env_id: {_show(env_id)} is not registered; allowed: {sorted(ENV_IDS)}")
+    _int(0, 2**31 - 1, optional=True).check("config_id", config_id)
+    _int(0, SEED_MAX, optional=True).check("seed", seed)
+    Arg("a string of <= 255 chars", lambda v: isinstance(v, str) and len(v) <= 255, optional=True).check(
+        "episode_id", episode_id
+    )
 
 
 class MTPAction(Action):
@@ -84,24 +344,41 @@ class MTPEnvironment(Environment[MTPAction, MTPObservation, MTPState]):
         env_id: str | None = None,
         config_id: int | None = None,
         env_kwargs: dict[str, Any] | None = None,
-        **_: Any,
+        **unknown: Any,
     ) -> MTPObservation:
-        """Start benchmark ``config_id`` (or a generated configuration from ``seed``) of ``env_id``."""
-        env_id = env_id_of(env_id) if env_id else self.default_id
-        kwargs = self.default_kwargs if env_kwargs is None else dict(env_kwargs)
-        session = self._session
-        if session is None or session.env_id != env_id or session.env_kwargs != kwargs:
-            if session is not None:
-                session.close()
-            session = self._session = EnvSession(env_id, kwargs)
-        text = session.start(config_id, seed)
+        """Start benchmark ``config_id`` (or a generated configuration from ``seed``) of ``env_id``
+        (a registered id; default: the server's, with its kwargs). Every argument comes from a
+        client: a bad one is a :class:`RequestRefused` naming it."""
+        _check_reset(env_id, config_id, seed, episode_id, unknown)
+        env_id = env_id or self.default_id
+        if env_kwargs is not None:
+            kwargs = check_env_kwargs(env_id, env_kwargs)
+        else:
+            kwargs = dict(self.default_kwargs) if env_id == self.default_id else {}
+        try:
+            session = self._session
+            if session is None or session.env_id != env_id or session.env_kwargs != kwargs:
+                if session is not None:
+                    session.close()
+                    self._session = None
+                session = self._session = EnvSession(env_id, kwargs)
+            text = session.start(config_id, seed)
+        except (ValueError, TypeError) as err:  # the env refused a value (out of its range, conflicting)
+            raise RequestRefused(f"reset: {err}") from None
         self._state = MTPState(episode_id=episode_id, step_count=0, env_id=env_id, config_id=session.config_id)
         return self._observation(text)
 
     def step(self, action: MTPAction, timeout_s: float | None = None, **_: Any) -> MTPObservation:
         if self._session is None:
-            raise RuntimeError("reset() first: no episode has started in this session")
-        text = self._session.send(action.message)
+            raise RequestRefused(
+                "step: no episode in this session; reset first (over plain HTTP each request gets a new env: "
+                "play through the /ws session, as MTPEnvClient does)",
+                status=409,
+            )
+        try:
+            text = self._session.send(action.message)
+        except EpisodeOver as err:
+            raise RequestRefused(str(err), status=409) from None
         self._state.step_count += 1
         obs = self._observation(text)
         self._state.outcome, self._state.score, self._state.done = obs.outcome, obs.score, obs.done
@@ -155,14 +432,94 @@ class MTPEnvClient(EnvClient[MTPAction, MTPObservation, MTPState]):
         return MTPState(**payload)
 
 
-def make_app(env_id: str = DEFAULT_ENV, env_kwargs: dict[str, Any] | None = None, max_sessions: int = 64) -> Any:
-    """The FastAPI app serving every id (``env_id``/``env_kwargs``: the default at reset)."""
+class _Guard:
+    """ASGI middleware: a request whose ``Host`` or ``Origin`` the policy refuses gets a 403 (a
+    WebSocket handshake too), an HTTP body over :data:`MAX_MESSAGE` a 413, before the app sees it."""
+
+    def __init__(self, app: Any, policy: HostPolicy) -> None:
+        self.app, self.policy = app, policy
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            headers = scope.get("headers", [])
+            hosts = [v.decode("latin-1") for k, v in headers if k == b"host"]
+            origins = [v.decode("latin-1") for k, v in headers if k == b"origin"]
+            refusal, status = self.policy.refusal(hosts, origins), 403
+            if refusal is None and scope["type"] == "http":
+                refusal, status = _body_refusal(headers)
+            if refusal is not None:
+                if scope["type"] == "websocket":  # closed before accept: the client gets a 403
+                    await send({"type": "websocket.close", "code": 1008, "reason": refusal[:120]})
+                else:
+                    await _send_json(send, status, {"detail": refusal})
+                return
+        await self.app(scope, receive, send)
+
+
+def _body_refusal(headers: list[tuple[bytes, bytes]]) -> tuple[str | None, int]:
+    length = [v for k, v in headers if k == b"content-length"]
+    chunked = any(k == b"transfer-encoding" for k, _ in headers)
+    if chunked and not length:
+        return "Content-Length: required (chunked bodies are not read)", 411
+    if length and not length[0].isdigit():
+        return f"Content-Length: must be a non-negative int, got {length[0].decode('latin-1')[:20]!r}", 400
+    if length and int(length[0]) > MAX_MESSAGE:
+        return f"body: larger than {MAX_MESSAGE} bytes", 413
+    return None, 200
+
+
+async def _send_json(send: Any, status: int, payload: dict[str, Any]) -> None:
+    body = json.dumps(payload).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def make_app(
+    env_id: str = DEFAULT_ENV,
+    env_kwargs: dict[str, Any] | None = None,
+    max_sessions: int = 64,
+    host: str = "127.0.0.1",
+    port: int | None = None,
+) -> Any:
+    """The FastAPI app serving every id (``env_id``/``env_kwargs``: the default at reset; the
+    server's own, trusted). ``host``/``port``: where it listens, for the ``Host``/``Origin``
+    check (``port=None``: any port)."""
+    from fastapi import Request
+    from fastapi.responses import JSONResponse
+
     env_id = env_id_of(env_id)
 
     def factory() -> MTPEnvironment:
         return MTPEnvironment(env_id, env_kwargs)
 
-    return create_app(factory, MTPAction, MTPObservation, env_name="mtp_gym", max_concurrent_envs=max_sessions)
+    app = create_app(factory, MTPAction, MTPObservation, env_name="mtp_gym", max_concurrent_envs=max_sessions)
+
+    async def refused(request: Request, err: Exception) -> JSONResponse:
+        return JSONResponse({"detail": str(err)}, status_code=getattr(err, "status", 400))
+
+    async def failed(request: Request, err: Exception) -> JSONResponse:
+        return JSONResponse({"detail": f"internal error: {type(err).__name__}: {err}"}, status_code=500)
+
+    app.add_exception_handler(RequestRefused, refused)
+    app.add_exception_handler(Exception, failed)
+    app.add_middleware(_Guard, policy=HostPolicy([host], port))
+    return app
+
+
+def server_config(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    env_id: str = DEFAULT_ENV,
+    env_kwargs: dict[str, Any] | None = None,
+    max_sessions: int = 64,
+    log_level: str = "warning",
+) -> Any:
+    """uvicorn's config of :func:`serve` (the app, its address, the WebSocket message cap)."""
+    import uvicorn
+
+    app = make_app(env_id, env_kwargs, max_sessions, host, port)
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level, ws_max_size=MAX_MESSAGE)
 
 
 def serve(
@@ -172,7 +529,10 @@ def serve(
     env_kwargs: dict[str, Any] | None = None,
     max_sessions: int = 64,
 ) -> None:
-    """Run the server until interrupted (uvicorn)."""
+    """Run the server until interrupted (uvicorn); ``SystemExit`` when it cannot listen."""
     import uvicorn
 
-    uvicorn.run(make_app(env_id, env_kwargs, max_sessions), host=host, port=port, log_level="warning")
+    server = uvicorn.Server(server_config(host, port, env_id, env_kwargs, max_sessions))
+    server.run()
+    if not server.started:
+        raise SystemExit(f"mtp-gym: error: --host/--port: cannot listen on {host}:{port} (see above)")

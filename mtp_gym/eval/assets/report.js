@@ -18,6 +18,9 @@ function option(select, value, label) {
 
 function fmt(x) { return x === null || x === undefined ? "-" : (typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(3)) : String(x)); }
 
+// The CSS class of an outcome: only a plain word (a log's outcome is data, not a class list).
+function outcomeClass(o) { return typeof o === "string" && /^[a-z_]+$/.test(o) ? "outcome-" + o : ""; }
+
 function applyFilters() {
   const d = state.data, t = $("f-task").value, a = $("f-agent").value, o = $("f-outcome").value, c = $("f-config").value;
   state.rows = [];
@@ -40,7 +43,7 @@ function renderList() {
     const cells = [d.tasks[e[F.task]], d.agents[e[F.agent]], e[F.config] + (e[F.sample] ? ` #${e[F.sample]}` : ""),
       e[F.outcome], fmt(e[F.score]), e[F.turns]];
     cells.forEach((v, k) => { const td = document.createElement("td"); td.textContent = v;
-      if (k === 3) td.className = "outcome-" + v; tr.appendChild(td); });
+      if (k === 3) td.className = outcomeClass(v); tr.appendChild(td); });
     tr.addEventListener("click", () => show(i));
     body.appendChild(tr);
   }
@@ -57,12 +60,15 @@ function show(i) {
   const h = document.createElement("h3");
   h.textContent = `${d.tasks[e[F.task]]} · ${d.agents[e[F.agent]]} · configuration ${e[F.config]}` + (e[F.sample] ? ` (sample ${e[F.sample]})` : "");
   pane.appendChild(h);
+  // Every value from the log goes in as text (append / textContent), never as markup.
   const meta = document.createElement("div");
   meta.className = "meta";
-  const cost = e[F.cost] === null ? "" : ` · cost $${e[F.cost].toPrecision(3)}`;
-  meta.innerHTML = `outcome <span class="outcome-${e[F.outcome]}"></span> · score ${fmt(e[F.score])} · ${e[F.turns]} turns · ` +
-    `${e[F.formatErrors]} format errors · tokens ${e[F.promptTokens]} in / ${e[F.completionTokens]} out${cost}`;
-  meta.querySelector("span").textContent = e[F.outcome];
+  const cost = typeof e[F.cost] === "number" ? ` · cost $${e[F.cost].toPrecision(3)}` : "";
+  const outcome = document.createElement("span");
+  outcome.className = outcomeClass(e[F.outcome]);
+  outcome.textContent = e[F.outcome];
+  meta.append("outcome ", outcome, ` · score ${fmt(e[F.score])} · ${fmt(e[F.turns])} turns · ` +
+    `${fmt(e[F.formatErrors])} format errors · tokens ${fmt(e[F.promptTokens])} in / ${fmt(e[F.completionTokens])} out${cost}`);
   pane.appendChild(meta);
   if (e[F.error]) { const p = document.createElement("p"); p.className = "muted"; p.textContent = "error: " + e[F.error]; pane.appendChild(p); }
   for (const [role, text, kind, reasoning] of e[F.messages]) {
