@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +21,52 @@ from mtp_gym.agents import agent_kinds, make_agent
 from mtp_gym.agents.oracles.query_games import VersionSpace, game_from_info
 from mtp_gym.episode import play
 
-__all__ = ["CLI_ENV", "ENV_IDS", "ScanPlayer", "agent_kinds", "cli", "play_random", "slow_eval_args"]
+__all__ = [
+    "CLI_ENV",
+    "ENV_IDS",
+    "ScanPlayer",
+    "agent_kinds",
+    "cli",
+    "free_port",
+    "openenv_server",
+    "play_random",
+    "slow_eval_args",
+]
 
 ENV_IDS = sorted(mtp_gym.ENV_IDS)
 TESTS = Path(__file__).parent
 #: The environment for CLI subprocesses: tests/ importable (``py:harness_agents:…`` agents).
 CLI_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def openenv_server() -> Iterator[int]:
+    """``mtp-gym serve-env``'s server (the CLI's uvicorn config) on a free loopback port, for
+    the length of the ``with``; yields the port."""
+    import uvicorn
+
+    from mtp_gym.integrations.openenv_server import server_config
+
+    port = free_port()
+    server = uvicorn.Server(server_config("127.0.0.1", port, log_level="critical"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the OpenEnv server did not start"
+        time.sleep(0.05)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 def cli(*args: str, env: dict[str, str] | None = None, **kw: Any) -> subprocess.CompletedProcess:

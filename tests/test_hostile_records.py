@@ -205,25 +205,6 @@ def test_baselines_for_a_hostile_log_stay_in_the_report_dir_or_are_skipped(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hostile"]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip("playwright is not installed")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        if os.environ.get("CI"):
-            raise AssertionError("Debian's chromium package is missing (.ci/run installs it)")
-        pytest.skip("no chromium")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
 def test_report_html_renders_hostile_fields_as_text_in_a_browser(browser, tmp_path):
     run = hostile_run(tmp_path)
     assert cli("report", str(run), "--no-baselines", "--price", f"{XSS}=1,2").returncode == 0

@@ -20,8 +20,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import gymnasium as gym
 import pytest
-from helpers import cli
+from helpers import cli, openenv_server
 
 from mtp_gym.eval.log import read_episodes
 from mtp_gym.web.server import HostPolicy, exposure_warning, is_loopback, make_play_server, make_view_server
@@ -362,23 +363,8 @@ def test_a_non_loopback_host_is_warned_about(command, tmp_path):
 @pytest.fixture(scope="module")
 def openenv_port() -> Iterator[int]:
     pytest.importorskip("openenv")
-    import uvicorn
-
-    from mtp_gym.integrations.openenv_server import server_config
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(server_config("127.0.0.1", port, log_level="critical"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the OpenEnv server did not start"
-        time.sleep(0.05)
-    yield port
-    server.should_exit = True
-    thread.join(timeout=10)
+    with openenv_server() as port:
+        yield port
 
 
 def reset(port: int, body: Any, headers: dict[str, str] | None = None) -> tuple[int, Any, float]:
@@ -483,7 +469,8 @@ def test_serve_env_refuses_oversized_and_mistyped_kwargs_fast(openenv_port):
     code, payload, _ = reset(openenv_port, {"env_id": "MTP/HiddenSubset-v0", "config_id": 3, "env_kwargs": good})
     assert code == 200 and payload["observation"]["config_id"] == 3
     code, payload, _ = reset(openenv_port, {"env_id": "MTP/HiddenNumber-v0", "env_kwargs": {"wording": {"rules": "Find it in {budget} turns.\n{query_formats}\n{answer_format}"}}, "config_id": 0})  # fmt: skip
-    assert code == 200 and payload["observation"]["text"].startswith("Find it in 10 turns.")
+    budget = gym.make("MTP/HiddenNumber-v0").unwrapped.max_turns
+    assert code == 200 and payload["observation"]["text"].startswith(f"Find it in {budget} turns.")
 
 
 def test_serve_env_refuses_unknown_reset_arguments_and_names_the_allowed_ones(openenv_port):
@@ -546,11 +533,12 @@ def test_serve_env_websocket_sessions_get_the_error_and_stay_usable(openenv_port
             client.reset(env_id="MTP/HiddenSubset-v0", env_kwargs={"game": "this:Nope"})
         with pytest.raises(Exception, match=r"reset: unknown argument\(s\) \['configid'\]; allowed: \['env_id'"):
             client.reset(env_id="MTP/WordGuess-v0", configid=3)
+        answer = f"<answer>{gym.make(HN).reset(options={'config_id': 0})[1]['hidden']['target']}</answer>"
         step = client.reset(env_id=HN, config_id=0)
-        step = client.step(MTPAction(message="<answer>2</answer>"))
+        step = client.step(MTPAction(message=answer))
         assert step.done and step.observation.outcome == "success"
         with pytest.raises(Exception, match="has ended; start"):
-            client.step(MTPAction(message="<answer>2</answer>"))
+            client.step(MTPAction(message=answer))
     assert "this" not in sys.modules
 
 

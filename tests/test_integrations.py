@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import sysconfig
-import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -21,7 +19,7 @@ from typing import Any
 
 import gymnasium as gym
 import pytest
-from helpers import ENV_IDS, cli
+from helpers import ENV_IDS, cli, free_port, openenv_server
 
 from mtp_gym.agents import make_agent
 from mtp_gym.agents.llm.openai_agent import OpenAIChatAgent
@@ -246,30 +244,11 @@ def test_inspect_cli_finds_the_task_and_plays_an_openai_compatible_server(oracle
 
 
 # ------------------------------------------------------------------ OpenEnv
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def openenv_url():
     pytest.importorskip("openenv")
-    import uvicorn
-
-    from mtp_gym.integrations.openenv_server import make_app
-
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(make_app(), host="127.0.0.1", port=port, log_level="critical"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the OpenEnv server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with openenv_server() as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.mark.parametrize(("env_id", "kwargs"), CASES, ids=[c[0] for c in CASES])
@@ -320,7 +299,7 @@ def test_serve_env_cli_listens_on_localhost():
     pytest.importorskip("openenv")
     bad = cli("serve-env", "--env", "nope")
     assert bad.returncode != 0 and "--env: unknown env id 'nope'; allowed: [" in bad.stderr
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "mtp_gym.cli", "serve-env", "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
     try:

@@ -8,39 +8,17 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
 import threading
 import urllib.error
 import urllib.request
 
-import pytest
 from helpers import cli
 from PIL import Image
 
 from mtp_gym.eval.log import read_episodes
 from mtp_gym.web.server import make_play_server, make_view_server
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 WG = "MTP/WordGuess-v0"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip("playwright is not installed")
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            raise AssertionError("Debian's chromium package is missing (.ci/run installs it)")
-        pytest.skip("no chromium")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 def serving(server):
