@@ -73,7 +73,10 @@ _NOT_AN_ANSWER_RE = re.compile(
     r"longer|more|less|one|reason|issues?|kidding|thanks|clue)\b"
     r"|\b(?:yes|no)['\"*_`]?\s*(?:/|\bor\b|\||,\s*or\b)\s*['\"*_`]?(?:yes|no)\b"
     r"|(?:\b(?:not|never|cannot)|n't)\s+(?:\w+\s+)?(?:say|answer|reply|respond)\s+(?:with\s+)?['\"*_`]?(?:yes|no)\b"
-    r"|\b(?:say|answer)\s+['\"*_`]?(?:yes|no)['\"*_`]?\s+(?:if|only\s+if|when|unless)\b",
+    r"|\b(?:say|answer)\s+['\"*_`]?(?:yes|no)['\"*_`]?\s+(?:only\s+)?(?:if|when|unless)\b"
+    r"|(?:\byou\s+(?:should|must|need\s+to|have\s+to|ought\s+to|are\s+supposed\s+to)|\bremember\s+to|\bmake\s+sure\s+to"
+    r"|\bplease)\s+"
+    r"(?:\w+\s+)?(?:say|answer|respond|reply)(?:\s+(?:with|by\s+saying))?\s*[:,]?\s*['\"*_`\u201c\u2018]?(?:yes|no)\b",
     re.IGNORECASE,
 )
 _LEXICON_RE = re.compile(
@@ -102,7 +105,8 @@ def parse_answer(text: str) -> bool | None:
     Read, in order: ``<answer>`` tags; else ``Answer: yes`` / ``Final answer: no`` labels;
     else the yes/no words of the reply as its sentences use them: ``no`` as a determiner
     (``No worries, yes.``, ``Yes, no doubt.``), the format restated (``yes or no``) and a
-    negated mention (``I would not say yes to that``) are not answers. The words left must
+    mention (``I would not say yes to that``, ``you should respond with "no"``, ``say yes only
+    if ...``) are not answers. The words left must
     agree: tags, labels or words that disagree (a correction ``No, wait: yes.``) are an
     :class:`InvalidAction`, never a guess.
     """

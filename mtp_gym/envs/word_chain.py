@@ -68,9 +68,10 @@ def parse_word(text: str, previous: str | None = None) -> str | None:
     ]
     if len({w for w, _ in own}) > 1:  # a restated format ('word', '[word]') beside the move
         own = [(w, e) for w, e in own if not restates_format(w, _FORMAT_WORDS, strict=True)] or own
+    word = single([w for w, _ in own], "quoted words")
     if own:
         refuse_retraction(text[own[-1][1] :])
-    return single([w for w, _ in own], "quoted words")
+    return word
 
 
 def violation(word: str, lexicon: frozenset[str], used: set[str] | frozenset[str], previous: str | None) -> str | None:

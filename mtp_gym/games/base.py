@@ -383,6 +383,8 @@ class Game:
         spec = self._specs.get(name)
         if spec is None:
             known = ", ".join(f"query_{q}" for q in self._specs)
+            if name == "name":  # the format's placeholder, copied
+                raise InvalidAction(f"<query_NAME> is the format: put a query's name in place of NAME ({known}).")
             raise InvalidAction(f"unknown query 'query_{name}'; the queries are: {known}.")
         parts = [p for p in re.split(r"[,\s]+", content.strip().strip("()[]{}")) if p]
         if len(parts) != len(spec.args):
@@ -408,8 +410,9 @@ class Game:
     def _why_illegal(self, name: str, args: tuple) -> str:
         """Why ``query_NAME(*args)`` is not a legal question (``is_legal`` is false)."""
         legal = self._legal[name]
-        if len(args) > 1 and tuple(reversed(args)) in legal:
-            return "give the smaller one first"
+        spec = self._specs[name]
+        if len(args) == 2 and spec.args[0] is spec.args[1] and args[::-1] in legal and all(a[0] <= a[1] for a in legal):
+            return "give the smaller one first"  # an unordered pair the wrong way round
         for k, value in enumerate(args):
             allowed = sorted({a[k] for a in legal}, key=str)
             if value not in allowed:

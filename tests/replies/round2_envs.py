@@ -822,6 +822,18 @@ def twenty_questions() -> list[dict[str, Any]]:
         ),
         c(fr, "quoted example, then the answer", "e.g. 'yes'. My answer: 'no'", N),  # the label is the answer
         c(fr, "example identical to the answer", "Format: <answer>no</answer>. So: <answer>no</answer>", N),
+        # seen from SmolLM2-135M (issue 26's real-model check): instructions that mention an answer
+        c(
+            yn,
+            "real model: role switch, an instruction quoting 'no'",
+            'You\'re correct, when I asked "Is it a type of object?" you should respond with "no" to the question.'
+            "\n\nHowever, since we need to confirm that your chosen word is indeed something (the animal itself), "
+            "I'll ask again: Is it a type of thing?",
+            None,
+        ),
+        c(yn, "an instruction to say no", "You should say 'no', even though dogs are pets. Is it a type of thing?", None),
+        c(yn, "a rule about answering yes", "Remember to answer 'yes' only when the attribute is listed.", None),
+        c(yn, "'I would say' is an answer", "I would say yes: a dog is a canine.", Y),
     ]
 
 
@@ -851,6 +863,7 @@ def word_chain() -> list[dict[str, Any]]:
         ),
         c(aw, "previous word ends in s, own word quoted", f"'{prev}' ends in s, so I'll say '{s}'", S),
         c(aw, "'after' the previous word", f"After '{prev}', I'll go with '{s}'.", S),
+        c(aw, "real model: the opponent's word restated", f"The next challenge I'll present is '{prev}'.", None),
         c(aw, "'your word'", f"Your word '{prev}' ends with an s. My word: '{s}'.", S),
         c(
             aw,
