@@ -831,7 +831,12 @@ def twenty_questions() -> list[dict[str, Any]]:
             "I'll ask again: Is it a type of thing?",
             None,
         ),
-        c(yn, "an instruction to say no", "You should say 'no', even though dogs are pets. Is it a type of thing?", None),
+        c(
+            yn,
+            "an instruction to say no",
+            "You should say 'no', even though dogs are pets. Is it a type of thing?",
+            None,
+        ),
         c(yn, "a rule about answering yes", "Remember to answer 'yes' only when the attribute is listed.", None),
         c(yn, "'I would say' is an answer", "I would say yes: a dog is a canine.", Y),
     ]
