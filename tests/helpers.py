@@ -18,13 +18,11 @@ import gymnasium as gym
 
 import mtp_gym
 from mtp_gym.agents import agent_kinds, make_agent
-from mtp_gym.agents.oracles.query_games import VersionSpace, game_from_info
 from mtp_gym.episode import play
 
 __all__ = [
     "CLI_ENV",
     "ENV_IDS",
-    "ScanPlayer",
     "agent_kinds",
     "cli",
     "free_port",
@@ -91,38 +89,3 @@ def play_random(env: gym.Env, env_id: str, config_id: int, seed: int = 0) -> Ite
     """Yield (observation, info) along one episode of the env's random agent."""
     for step in play(env, make_agent("random", env_id), config_id=config_id, seed=seed):
         yield step.observation, step.info
-
-
-class ScanPlayer:
-    """A query game's scan: asks ``query`` of each item in order and answers as soon as the
-    replies (and the rules) determine the answer; the strategy a level must defeat.
-
-    The items are the one-item arguments of ``query`` (``member(3)``, ``sum(3, 3)``), or every
-    argument with ``every_arg``; ``skip_known`` skips an item whose reply the remaining
-    candidates already agree on (the strongest scan: a plain one asks the same and more).
-    """
-
-    def __init__(self, game_cls: type, query: str, every_arg: bool = False, skip_known: bool = False) -> None:
-        self.game_cls, self.query, self.every_arg, self.skip_known = game_cls, query, every_arg, skip_known
-
-    def reset(self, seed: int | None = None) -> None:
-        self.space, self.evidence = None, {}
-
-    def act(self, observation: str, info: dict[str, Any]) -> str:
-        if self.space is None:
-            self.space = VersionSpace(game_from_info(self.game_cls, info))
-            args = self.space.game.query_args(self.query)
-            self.scan = iter(args if self.every_arg else [a for a in args if len(set(a)) == 1])
-        feedback = info.get("feedback") or {}
-        if "query" in feedback:
-            self.evidence[(feedback["query"], tuple(feedback["args"]))] = feedback["answer"]
-        alive = self.space.consistent(self.evidence)
-        targets = {self.space.targets[i] for i in alive}
-        if len(targets) > 1:
-            for args in self.scan:  # a reply known now stays known: the candidates only shrink
-                if (
-                    not self.skip_known
-                    or len(set(self.space.codes(self.space.index[(self.query, args)])[0][alive])) > 1
-                ):
-                    return self.space.game.describe_query(self.query, args)
-        return f"<answer>{self.space.game.format_answer(targets.pop())}</answer>"

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import product
+from math import comb
+
 import gymnasium as gym
 import pytest
 
 import mtp_gym  # noqa: F401
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.broken_link import BrokenLink, causes, cut_off
-from mtp_gym.games.connection_rule import ConnectionRule
-from mtp_gym.games.hidden_coloring import HiddenColoring, groups_of, proper_partitions
+from mtp_gym.games.connection_rule import FAMILIES, ConnectionRule
+from mtp_gym.games.hidden_coloring import HiddenColoring, groups_of
 from mtp_gym.games.hidden_edges import HiddenEdges
 from mtp_gym.games.hidden_node import HiddenNode
 from mtp_gym.games.move_rule import MoveRule, kind_of
@@ -17,39 +21,82 @@ from mtp_gym.games.outbreak_source import OutbreakSource, illness_days
 from mtp_gym.games.route_taken import RouteTaken, simple_paths
 
 
-def test_hidden_edges_degree_and_answer_round_trip():
-    game = HiddenEdges(2, hidden=((1, 2), (1, 5), (3, 4)))
-    assert game.respond(game.hidden, "degree", (1,)) == 2
-    assert game.respond(game.hidden, "edge", (3, 4)) and not game.respond(game.hidden, "edge", (2, 3))
-    assert game.parse_answer("4-3, (5,1) 1-2") == game.hidden
+def test_hidden_edges_counts_and_answer_round_trip():
+    game = HiddenEdges(2, hidden=((1, 5), (3, 4)))
+    assert [game.respond(game.hidden, "below", (v,)) for v in (3, 4, 5)] == [0, 1, 2]
+    assert [game.respond(game.hidden, "above", (v,)) for v in (1, 2, 3, 4)] == [2, 1, 1, 0]
+    assert game.respond(game.hidden, "edge", (3, 4)) and not game.respond(game.hidden, "edge", (1, 4))
+    assert game.parse_answer("4-3, (5,1)") == game.hidden
     assert game.check(game.parse_answer(game.format_answer(game.hidden)))
-    for bad in ("1-2, 3-4", "1-2, 1-2, 3-4", "1-2, 3-4, 5-9", "1-2, 3"):
+    for bad in ("1-2", "1-2, 1-2", "1-2, 3-4, 5-9", "1-2, 3"):
         with pytest.raises(InvalidAction):
             game.parse_answer(bad)
 
 
-def test_coloring_partitions_are_proper_and_unlabelled():
-    path = ((1, 2), (2, 3))
-    states = proper_partitions(3, path)
-    assert sorted(groups_of(s) for s in states) == [((1,), (2,), (3,)), ((1, 3), (2,))]
-    triangle_plus = ((1, 2), (1, 3), (2, 3), (3, 4))
-    assert {groups_of(s) for s in proper_partitions(4, triangle_plus)} == {((1,), (2, 4), (3,)), ((1, 4), (2,), (3,))}
-    game = HiddenColoring.benchmark(3, 0)
-    for s in game.candidate_states():
-        assert all(s[a - 1] != s[b - 1] for a, b in game.public["edges"])
-    target = game.target(game.hidden)
-    assert game.parse_answer(game.format_answer(target)) == target
-    reordered = " ; ".join(", ".join(str(v) for v in reversed(g)) for g in reversed(groups_of(target)))
-    assert game.parse_answer(reordered) == target
-    with pytest.raises(InvalidAction):
-        game.parse_answer("1, 2 | 3")
+def test_hidden_edges_counts_per_node_leave_the_pairing_open():
+    """From level 2 the pairs outnumber the budget several times over, and the ``below`` (or
+    ``above``) count of every node pins one end of each edge but leaves more than one edge set."""
+    for level in (2, 5):
+        game = HiddenEdges.benchmark(level, 0)
+        n, budget = game.params["n"], HiddenEdges.budget(level)
+        assert len(game.query_args("edge")) > 2 * budget
+        for query in ("below", "above"):
+            seen = [game.respond(game.hidden, query, (v,)) for v in range(1, n + 1)]
+            left = [
+                s for s in game.candidate_states() if [game.respond(s, query, (v,)) for v in range(1, n + 1)] == seen
+            ]
+            assert len(left) > 1, (level, query)
+
+
+def test_coloring_open_nodes_are_the_only_freedom():
+    """The named triangle forces every chain and extra node by propagation; the open nodes touch
+    group 1 only; every candidate is a proper colouring with the named nodes and the sizes."""
+    for level in (1, 2, 5):
+        game = HiddenColoring.benchmark(level, 3)
+        n, edges = game.params["n"], game.public["edges"]
+        forced, open_nodes, _, k = game._tables
+        assert len(open_nodes) == game.params["free"] and k == game.params["k"]
+        assert len(game.candidate_states()) == comb(len(open_nodes), k)
+        for s in game.candidate_states()[:50]:
+            labels = game.target(s)
+            assert all(labels[a - 1] != labels[b - 1] for a, b in edges)
+            assert tuple(labels.count(g) for g in (1, 2, 3)) == tuple(game.public["sizes"])
+            assert [labels[v - 1] for v in game.public["named"]] == [1, 2, 3]
+        # brute force on level 1: every proper colouring with the named nodes and sizes is a candidate
+        if level == 1:
+            proper = {
+                labels
+                for labels in product((1, 2, 3), repeat=n)
+                if all(labels[a - 1] != labels[b - 1] for a, b in edges)
+                and [labels[v - 1] for v in game.public["named"]] == [1, 2, 3]
+                and tuple(labels.count(g) for g in (1, 2, 3)) == tuple(game.public["sizes"])
+            }
+            assert proper == {game.target(s) for s in game.candidate_states()}
+
+
+def test_coloring_counts_and_answers():
+    game = HiddenColoring.benchmark(2, 0)
+    labels = game.target(game.hidden)
+    for v in (1, 17, game.params["n"]):
+        assert game.respond(game.hidden, "count", (v,)) == labels[:v].count(3)
+    assert game.parse_answer(game.format_answer(labels)) == labels
+    reordered = " ; ".join(", ".join(str(v) for v in reversed(g)) for g in groups_of(labels))
+    assert game.check(game.parse_answer(reordered))
+    groups = groups_of(labels)
+    swapped = " | ".join(", ".join(map(str, g)) for g in (groups[0], groups[2], groups[1]))
+    assert not game.check(game.parse_answer(swapped))  # a proper colouring, the wrong one
+    n = game.params["n"]
+    lumped = ", ".join(map(str, range(1, n - 1))) + f" | {n - 1} | {n}"
+    for bad in ("1, 2 | 3", lumped, game.format_answer(labels).replace(" | ", ", ", 1)):
+        with pytest.raises(InvalidAction):  # not every node / an edge inside a group / two groups only
+            game.parse_answer(bad)
 
 
 def test_connection_rule_reads_equivalent_rules_as_one():
-    game = ConnectionRule(3, hidden=("diff", 1))
-    assert game.check(game.parse_answer("within 1"))
+    game = ConnectionRule(1, hidden=("diff", 1))
     assert game.check(game.parse_answer("diff 1"))
     assert not game.check(game.parse_answer("diff 2"))
+    game = ConnectionRule(3, hidden=("same_mod", 2))
     assert game.parse_answer("sum_mod 2 0") == ("same_mod", 2)
     assert game.respond(("divides",), "linked", (3, 9)) and not game.respond(("divides",), "linked", (4, 9))
     assert game.respond(("coprime",), "linked", (4, 9)) and not game.respond(("coprime",), "linked", (4, 6))
@@ -57,19 +104,46 @@ def test_connection_rule_reads_equivalent_rules_as_one():
         with pytest.raises(InvalidAction):
             game.parse_answer(bad or " ")
     rules = game.rules()
-    assert "sum_mod K R" in rules and "sum_above S" in rules and "(S one of 12, 14)" in rules
+    assert "product_below P" in rules and "(P from 3 to 992)" in rules and "sum_below" not in rules
+
+
+def test_connection_rule_thresholds_are_read_between_the_values_pairs_reach():
+    """Any threshold between the same two sums (products) of pairs makes the same graph: it is
+    read as the one candidate, the smallest such threshold; thresholds linking no pair or every
+    pair are not candidates."""
+    game = ConnectionRule(5)
+    n, states = game.params["N"], set(game.candidate_states())
+    products = sorted({a * b for a, b in game.query_args("linked")})
+    assert ("sum_above", 40) in states and ("product_above", products[-1]) not in states
+    v = max(p for p in products if p <= 1000)
+    assert ("product_above", v) in states and game.parse_answer("product_above 1000") == ("product_above", v)
+    assert game.parse_answer("product_above 1540") == ("sum_above", 78)  # both link 39-40 only
+    assert game.parse_answer("product_below 3") == ("sum_below", 4) and ("sum_below", 4) in states  # 1-2 only
+    assert game.parse_answer("within 1") == ("within", 1) and game.parse_answer("diff 1") == ("within", 1)
+    for rule in game.candidate_states():
+        linked = [p for p in game.query_args("linked") if game.respond(rule, "linked", p)]
+        assert 0 < len(linked) < n * (n - 1) // 2
+        assert linked == [p for p in game.query_args("linked") if FAMILIES[rule[0]][2](*p, *rule[1:])]
 
 
 def test_move_rule_kinds_on_the_board():
-    # 5 columns: cell 13 is row 2, column 2 (0-based); 13 -> 1 is a diagonal leap, 13 -> 24 a knight.
-    assert kind_of(5, 13, 1) == "leap" and kind_of(5, 13, 24) == "knight" and kind_of(5, 13, 14) == "step"
-    assert kind_of(5, 1, 25) is None and kind_of(5, 1, 4) is None and kind_of(5, 1, 17) == "camel"
-    game = MoveRule(3, hidden=("step", "knight"))
-    assert game.respond(game.hidden, "degree", (13,)) == 4 + 8
-    assert game.respond(game.hidden, "degree", (1,)) == 2 + 2
-    assert game.parse_answer("Knight and step") == ("step", "knight")
-    with pytest.raises(InvalidAction):
-        game.parse_answer("camel")  # not in the level-3 menu
+    # 5 columns: cell 13 is row 2, column 2 (0-based); 13 -> 1 is a 2+2 leap, 13 -> 24 a knight's 2+1.
+    assert kind_of(5, 13, 1) == "2+2" and kind_of(5, 13, 24) == "2+1" and kind_of(5, 13, 14) == "1+0"
+    assert kind_of(5, 1, 25) == "4+4" and kind_of(5, 1, 4) == "3+0" and kind_of(5, 1, 17) == "3+1"
+    assert kind_of(5, 7, 7) is None
+    game = MoveRule(1, hidden=("1+0", "2+1"))  # a 5x5 board, the piece on the middle cell 13
+    assert game.rules().count("cell, 13.") == 1 and "The menu: 1+0, 1+1, 2+0, 2+1, 2+2." in game.rules()
+    assert [game.respond(game.hidden, "linked", (b,)) for b in (8, 12, 14, 18, 2, 24, 7)] == [True] * 6 + [False]
+    # reach(b): how many of the cells 1..b it can reach from 13: 2, 4, 6, 8, 10, 12, 14, ..., 24 (every even cell)
+    assert [game.respond(game.hidden, "reach", (b,)) for b in (1, 2, 4, 8, 12, 25)] == [0, 1, 2, 4, 6, 12]
+    assert (13,) not in game.query_args("reach") and len(game.query_args("linked")) == 24
+    assert game.parse_answer("1+2 and 0+1") == ("1+0", "2+1")  # either order of p and q
+    assert game.check(game.parse_answer(game.format_answer(game.hidden)))
+    for bad in ("knight", "3+0", "1+0, 1+1, 2+0", "1+0 maybe"):  # not a kind, not in the menu, too many, noise
+        with pytest.raises(InvalidAction):
+            game.parse_answer(bad)
+    sizes = Counter(len(MoveRule.benchmark(level, c).hidden) for level in (2, 3, 4, 5) for c in range(20))
+    assert sizes[1] >= 25 and sizes[2] >= 25  # the number of kinds (1 or 2) is drawn uniformly, not told
 
 
 def test_broken_link_outcome_is_explained_by_every_candidate():
@@ -85,8 +159,8 @@ def test_broken_link_outcome_is_explained_by_every_candidate():
     square = ((1, 2), (1, 4), (2, 3), (3, 4), (3, 5))
     assert set(causes(5, square, 2, (5,))) == {tuple(sorted(((3, 5), e))) for e in square if e != (3, 5)}
     game = BrokenLink(1, {"edges": square, "lost": (5,)}, hidden=((1, 2), (3, 5)))
-    assert game.respond(game.hidden, "reach", (2, 3)) and not game.respond(game.hidden, "reach", (3, 5))
-    assert not game.respond(game.hidden, "working", (1, 2)) and game.respond(game.hidden, "working", (1, 4))
+    assert [game.respond(game.hidden, "broken", (j,)) for j in (1, 4, 5)] == [1, 1, 2]
+    assert game.parse_answer("5-3, 2-1") == game.hidden
 
 
 def test_outbreak_days_follow_the_spread_among_the_ill():
@@ -95,24 +169,59 @@ def test_outbreak_days_follow_the_spread_among_the_ill():
     assert illness_days(edges, ill, 1) == {1: 0, 2: 1, 4: 1, 3: 2}
     assert illness_days(edges, ill, 3) == {3: 0, 2: 1, 4: 1, 1: 2}
     game = OutbreakSource(1, {"edges": edges, "ill_people": ill}, hidden=2)
-    assert game.respond(2, "earlier", (2, 3)) and not game.respond(2, "earlier", (1, 3))
-    assert game.respond(2, "by_day", (2, 0)) and not game.respond(2, "by_day", (4, 1))
+    assert game.respond(2, "by_day", (0, 2)) and not game.respond(2, "by_day", (0, 1))  # the day comes first
+    assert game.respond(2, "by_day", (1, 3)) and not game.respond(2, "by_day", (1, 4))
+    assert game.respond(2, "by_day", (2, 4)) and game.query_args("by_day")[:4] == [(0, 1), (0, 2), (0, 3), (0, 4)]
     assert game.check(game.parse_answer(" 2 ")) and not game.check(game.parse_answer("3"))
     for level in (1, 5):
         game = OutbreakSource.benchmark(level, 0)
         ill = game.public["ill_people"]
         for s in ill:  # every ill person could have started it: all are reached within the group
             assert set(illness_days(tuple(game.public["edges"]), tuple(ill), s)) == set(ill)
+            assert all(
+                game.respond(s, "by_day", (d, v)) == (illness_days(game.edges, tuple(ill), s)[v] <= d)
+                for d, v in game.query_args("by_day")[:: len(ill) // 3 + 1]
+            )
+        edges = game.public["edges"]
+        assert len(edges) == 2 * game.params["n"] - 3  # every node after the first two has two links back
+
+
+def test_outbreak_refuses_a_question_for_its_real_reason():
+    """The issue's ``<query_by_day>2, 1</query_by_day>`` given person first: refused for the day
+    or for the person, never with "give the smaller one first"."""
+    game = OutbreakSource(1, {"edges": ((1, 2), (2, 3), (3, 4), (1, 4), (4, 5)), "ill_people": (1, 2, 3, 4)})
+    with pytest.raises(InvalidAction, match=r"argument 1 must be 0 to 3, not 5 \(it is the step\)"):
+        game.parse_query("by_day", "5, 2")
+    with pytest.raises(InvalidAction, match=r"argument 2 must be one of 1, 2, 3, 4, not 5 .*step comes first"):
+        game.parse_query("by_day", "2, 5")
+    assert game.parse_query("by_day", "2, 1") == (2, 1)
 
 
 def test_hidden_node_within_uses_hop_distance():
     path = ((1, 2), (2, 3), (3, 4), (4, 5), (5, 6))
     game = HiddenNode(1, {"edges": path}, hidden=4)
-    assert [game.respond(4, "within", (1, d)) for d in (0, 1, 2)] == [False, False, False]
-    assert [game.respond(4, "within", (2, d)) for d in (0, 1, 2)] == [False, False, True]
-    assert game.respond(4, "within", (4, 0)) and game.check(game.parse_answer("node 4"))
+    assert [game.respond(4, "within", (d, 1)) for d in (0, 1, 2)] == [False, False, False]
+    assert [game.respond(4, "within", (d, 2)) for d in (0, 1, 2)] == [False, False, True]
+    assert game.respond(4, "within", (0, 4)) and game.check(game.parse_answer("node 4"))
     with pytest.raises(InvalidAction):
         game.parse_answer("4 or 5")
+
+
+def test_hidden_node_says_the_steps_come_first():
+    """``<query_within>2, 3</query_within>`` is 2 steps from node 3; a node given first is
+    refused for the number of steps, with a reminder of the order (issue 25)."""
+    game = HiddenNode.benchmark(2, 0)
+    assert game.parse_query("within", "2, 3") == (2, 3)
+    with pytest.raises(InvalidAction, match=r"argument 1 must be 0 to 3, not 17.*first the number of steps"):
+        game.parse_query("within", "17, 2")
+
+
+def test_hidden_node_graphs_have_no_leaves():
+    for level in (1, 3, 5):
+        game = HiddenNode.benchmark(level, 4)
+        degree = Counter(v for e in game.public["edges"] for v in e)
+        assert min(degree[v] for v in range(1, game.params["n"] + 1)) >= 2
+        assert len(game.public["edges"]) >= game.params["m"]
 
 
 def test_route_taken_candidates_are_the_simple_paths_of_the_observed_length():
@@ -122,6 +231,7 @@ def test_route_taken_candidates_are_the_simple_paths_of_the_observed_length():
     game = RouteTaken(1, {"edges": square, "s": 1, "t": 3, "L": 3}, hidden=(1, 4, 2, 3))
     assert game.respond(game.hidden, "used", (2, 4)) and not game.respond(game.hidden, "used", (1, 2))
     assert game.respond(game.hidden, "visited", (4,))
+    assert [game.respond(game.hidden, "below", (v,)) for v in (1, 2, 3, 4)] == [1, 3, 6, 10]
     assert game.check(game.parse_answer("1 -> 4 -> 2 -> 3")) and not game.check(game.parse_answer("1, 2, 4, 3"))
     with pytest.raises(InvalidAction):
         game.parse_answer("1, 3")
@@ -130,6 +240,7 @@ def test_route_taken_candidates_are_the_simple_paths_of_the_observed_length():
         p = game.params
         routes = game.candidate_states()
         assert p["min_routes"] <= len(routes) <= p["max_routes"] and game.hidden in routes
+        assert p["min_hops"] <= game.public["L"] <= p["max_hops"]
         edges = {tuple(e) for e in game.public["edges"]}
         for r in routes:
             assert (
@@ -138,12 +249,25 @@ def test_route_taken_candidates_are_the_simple_paths_of_the_observed_length():
             assert all((min(a, b), max(a, b)) in edges for a, b in zip(r, r[1:]))
 
 
+def test_route_taken_items_outnumber_the_budget_from_level_2():
+    """A scan of the nodes or links one by one has far more to ask than the budget, while one
+    ``below`` sum over every node tells apart many of the candidate routes at once."""
+    for level in (2, 5):
+        game = RouteTaken.benchmark(level, 0)
+        budget, routes = RouteTaken.budget(level), game.candidate_states()
+        assert game.params["n"] > 5 * budget and len(game.public["edges"]) > 15 * budget
+        sums = {game.respond(r, "below", (game.params["n"],)) for r in routes}
+        assert len(sums) > 10
+
+
 @pytest.mark.parametrize(
     "env_id", ["MTP/BrokenLink-v0", "MTP/OutbreakSource-v0", "MTP/RouteTaken-v0", "MTP/HiddenNode-v0"]
 )
 def test_public_graph_is_shown_and_the_answer_ends_the_episode(env_id):
     env = gym.make(env_id, difficulty=2)
     rules, info = env.reset(options={"config_id": 1})
-    assert ", ".join(f"{a}-{b}" for a, b in info["game"]["public"]["edges"]) in rules
+    edges = info["game"]["public"]["edges"]
+    numbered = ", ".join(f"#{j} {a}-{b}" for j, (a, b) in enumerate(edges, 1))  # BrokenLink numbers its links
+    assert ", ".join(f"{a}-{b}" for a, b in edges) in rules or numbered in rules
     _, reward, term, _, info = env.step(f"<answer>{info['hidden']['target']}</answer>")
     assert term and reward == 1.0 and info["outcome"] == "success"

@@ -24,7 +24,16 @@ from mtp_gym.games.hidden_number import HiddenNumber
 from mtp_gym.registration import GAME_IDS
 from mtp_gym.wrappers import PROBES, apply_probe
 from mtp_gym.wrappers.probes import DOMAINS, TEMPLATES, domain_template
-from mtp_gym.wrappers.probes.necessity import determines_target, format_numbers, parse_unnecessary
+from mtp_gym.wrappers.probes.necessity import (
+    contradiction_matrix,
+    determines_target,
+    format_numbers,
+    minimum_cover,
+    minimum_sufficient_subset,
+    necessity_score,
+    observation_rules,
+    parse_unnecessary,
+)
 from mtp_gym.wrappers.probes.noise import IRRELEVANT_SENTENCES, VACUOUS_FRAGMENTS
 from mtp_gym.wrappers.probes.stories import STORIES, domain_wording
 
@@ -54,6 +63,8 @@ def _oracle_through(env_id, probe, levels, configs):
             assert info["turn"] <= env.unwrapped.max_turns
             assert info["probe"]["name"] == probe and info["hidden"]["probe"]["name"] == probe
             record = info["hidden"]["probe"]
+            if probe == "counterfactual":
+                assert record["revision"] is (record["revised"] is not None)
             if probe == "counterfactual" and record["revised"] is not None:
                 assert record["revised"]["turn"] >= 2 and record["corrected"]
 
@@ -253,6 +264,35 @@ def test_counterfactual_defers_an_answer_sent_before_the_correction():
     assert roles == ["user"] + ["assistant", "user"] * 4
 
 
+def test_counterfactual_records_whether_a_revision_took_place():
+    """``revision`` is False in a vacuous episode (no answer falsified: the clean game) and True
+    once an answer was falsified; the eval record carries it as ``probe_result``."""
+    from mtp_gym.eval.harness import probe_result
+
+    env = gym.make("MTP/HiddenNumber-v0", difficulty=1, probe="counterfactual")
+    _, info = env.reset(options={"config_id": 0})
+    truth = info["hidden"]["state"]
+    assert info["hidden"]["probe"]["revision"] is False
+    *_, info = env.step(f"<answer>{truth}</answer>")  # answered before any 2nd query
+    assert info["outcome"] == "success" and info["hidden"]["probe"]["revision"] is False
+    figures = {"name": "counterfactual", "revision": False, "revised": None, "corrected": False}
+    assert probe_result(info["hidden"]) == figures  # scalars only (no skipped list)
+    # the 2nd query repeats the 1st: its answer is fixed, so nothing is falsified
+    env.reset(options={"config_id": 0})
+    env.step("<query_odd></query_odd>")
+    *_, info = env.step("<query_odd></query_odd>")
+    assert info["hidden"]["probe"]["revision"] is False and info["hidden"]["probe"]["skipped"]
+    *_, info = env.step(f"<answer>{truth}</answer>")
+    assert info["hidden"]["probe"]["revision"] is False and info["hidden"]["probe"]["revised"] is None
+    # an open 2nd query is falsified
+    env.reset(options={"config_id": 0})
+    env.step("<query_odd></query_odd>")
+    *_, info = env.step("<query_greater>2</query_greater>")
+    assert info["hidden"]["probe"]["revision"] is True and info["hidden"]["probe"]["revised"]["turn"] == 2
+    assert probe_result(info["hidden"])["revision"] is True and "revised" not in probe_result(info["hidden"])
+    assert "revision" not in info["probe"]  # hidden from the agent: it would tell that a reply is wrong
+
+
 # ---------------------------------------------------------------- inter-game boundary
 @pytest.mark.parametrize("env_id", GAME_ENV_IDS)
 def test_boundary_puts_a_previous_transcript_first(env_id):
@@ -303,6 +343,9 @@ def test_necessity_reference_solver_end_to_end(env_id):
         assert stats["full_success"] and stats["pruned_success"] and stats["pruned_sufficient"] is True
         assert 0 < stats["pruning_ratio"] < 1 and stats["kept_size"] == stats["pool_size"] - len(stats["removed"])
         assert info["hidden"]["probe"]["pruning_ratio"] == stats["pruning_ratio"]
+        # it prunes optimally: it keeps a minimum sufficient subset, so it scores 1.0
+        assert stats["min_exact"] is True and stats["kept_size"] == stats["min_sufficient"]
+        assert stats["pruning_ratio"] == stats["optimal_ratio"] and info["score"] == 1.0
         assert "<unnecessary>" in actions[0] and "<unnecessary>" not in actions[1]
         assert f"({stats['pool_size']})" in observations[0] and "phase 2 of 2" in observations[1]
 
@@ -319,6 +362,7 @@ def test_necessity_reference_solver_on_the_whole_split(env_id):
             stats = info["necessity"]
             assert info["outcome"] == "success" and stats["full_success"], (level, config_id)
             assert stats["pruned_sufficient"] in (True, None), (level, config_id)
+            assert stats["min_exact"] is True and info["score"] == 1.0, (level, config_id)
 
 
 @pytest.mark.parametrize("env_id", GAME_ENV_IDS)
@@ -337,6 +381,147 @@ def test_necessity_solver_keeps_an_irreducible_sufficient_subset(env_id):
         assert determines_target(game, kept[:i] + kept[i + 1 :], target) is False
 
 
+def _brute_force_cover(covers) -> int:
+    """The size of a smallest row set covering every coverable column, by enumeration."""
+    from itertools import combinations
+
+    import numpy as np
+
+    need = covers.any(axis=0)
+    for k in range(len(covers) + 1):
+        for rows in combinations(range(len(covers)), k):
+            if np.array_equal(covers[list(rows)].any(axis=0), need):
+                return k
+    raise AssertionError("unreachable")
+
+
+def test_minimum_cover_is_minimal_on_small_instances():
+    """Branch and bound against enumeration on 400 random instances (dense and sparse, with
+    duplicate and dominated rows and columns, uncoverable columns); the greedy cover it starts
+    from is larger on some of them, so the search matters."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    greedy_worse = 0
+    for _ in range(400):
+        rows, cols = int(rng.integers(1, 11)), int(rng.integers(0, 16))
+        covers = rng.random((rows, cols)) < rng.uniform(0.1, 0.6)
+        if rows > 1 and rng.random() < 0.3:
+            covers[1] = covers[0]  # a duplicate row
+        found, exact = minimum_cover(covers)
+        assert exact and len(set(found)) == len(found) and all(0 <= r < rows for r in found)
+        assert np.array_equal(covers[found].any(axis=0), covers.any(axis=0))  # a cover
+        assert len(found) == _brute_force_cover(covers)
+        greedy, greedy_exact = minimum_cover(covers, node_limit=0)
+        assert np.array_equal(covers[greedy].any(axis=0), covers.any(axis=0)) and len(greedy) >= len(found)
+        greedy_worse += len(greedy) > len(found)
+        assert not greedy_exact or len(greedy) == len(found)  # proven only when the bounds meet
+    assert greedy_worse > 0
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_necessity_minimum_is_minimal_on_the_games(env_id):
+    """On every game at levels 1-2: the probe's minimum sufficient subset determines the target,
+    and no subset one smaller does (enumerated where that takes at most 200k subsets)."""
+    from itertools import combinations
+    from math import comb
+
+    game_cls = _cls(env_id)
+    for level, config_id in ((1, 0), (1, 7), (2, 3)):
+        game = game_cls.benchmark(level, config_id)
+        pool, target = game.evidence_pool(), game.target(game.hidden)
+        keep, exact = minimum_sufficient_subset(game, pool, target)
+        assert exact and determines_target(game, [pool[i] for i in keep], target) is True
+        covers = contradiction_matrix(game, pool, target)
+        smaller = len(keep) - 1
+        if smaller < 0 or comb(len(pool), smaller) > 200_000:
+            continue
+        for rows in combinations(range(len(pool)), smaller):
+            assert not covers[list(rows)].any(axis=0).all(), (level, config_id, rows)
+
+
+# (game, level): the games of the score tests, small and large pools, 1-5 observations needed
+SCORED = [
+    ("MTP/HiddenNumber-v0", 1),
+    ("MTP/HiddenNumber-v0", 2),
+    ("MTP/HiddenOrder-v0", 2),
+    ("MTP/TagRule-v0", 1),
+    ("MTP/BrokenLink-v0", 2),
+    ("MTP/TreeLabelRule-v0", 2),
+    ("MTP/SequenceRule-v0", 1),
+    ("MTP/FaultDiagnosis-v0", 2),
+]
+
+
+def _necessity_episodes(env_id, level, agent, configs=range(5)):
+    env = gym.make(env_id, difficulty=level, probe="necessity")
+    return [_play(env, agent, c)[0] for c in configs]
+
+
+def test_necessity_score_ranks_keep_all_below_partial_below_optimal():
+    """The issue's case: a player that keeps every observation (right answers) scored 1480/1480
+    like the optimal pruner. Now success stays (After Pruning) but the score is removed / max
+    removable: keep-all 0, half of the optimal removals about 0.5, the oracle 1; the random
+    agent (random answers, a random half pruned) stays far below the oracle."""
+    from probe_agents import HalfPruner, KeepAll
+
+    means = {}
+    for name, make in (
+        ("oracle", lambda e: make_agent("oracle", e)),
+        ("keep_all", lambda e: KeepAll()),
+        ("half", lambda e: HalfPruner()),
+        ("random", lambda e: make_agent("random", e)),
+    ):
+        scores = []
+        for env_id, level in SCORED:
+            for info in _necessity_episodes(env_id, level, make(env_id)):
+                stats = info["necessity"]
+                if name == "oracle":
+                    assert info["outcome"] == "success" and info["score"] == 1.0
+                    assert stats["removed"] and len(stats["removed"]) == stats["max_removable"]
+                elif name == "keep_all":
+                    assert info["outcome"] == "success" and stats["full_success"] and stats["pruned_success"]
+                    assert stats["pruning_ratio"] == 0.0 and info["score"] == 0.0
+                elif name == "half":
+                    assert info["outcome"] == "success"
+                    assert info["score"] == pytest.approx((stats["max_removable"] // 2) / stats["max_removable"])
+                else:
+                    assert 0.0 <= info["score"] <= 1.0
+                    if info["outcome"] == "failure":
+                        assert info["score"] == 0.0
+                scores.append(info["score"])
+        means[name] = sum(scores) / len(scores)
+    assert means["oracle"] == 1.0 and means["keep_all"] == 0.0
+    assert 0.3 < means["half"] <= 0.5 and means["random"] < 0.25, means
+
+
+def test_necessity_score_definition():
+    """``score = removed / (pool - min_sufficient)`` on success, 0 on failure, capped at 1;
+    the pruning ratio without a computable minimum."""
+    assert necessity_score(True, 4, 9, 1) == 0.5 and necessity_score(True, 8, 9, 1) == 1.0
+    assert necessity_score(False, 8, 9, 1) == 0.0 and necessity_score(True, 0, 9, 1) == 0.0
+    assert necessity_score(True, 0, 3, 3) == 1.0  # nothing removable: keeping all is optimal
+    assert necessity_score(True, 5, 9, 5) == 1.0  # past a greedy (upper-bound) minimum: capped
+    assert necessity_score(True, 3, 12, None) == 0.25
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_necessity_rules_ask_no_questions(env_id):
+    """Both phases show the game's rules without its invitation to ask one question per turn and
+    without its turn budget (the issue's slip), and keep the query formats the observations use."""
+    env = gym.make(env_id, difficulty=1, probe="necessity")
+    obs1, info = env.reset(options={"config_id": 0})
+    game = env.unwrapped.game
+    truth = game.format_answer(game.target(game.hidden))
+    obs2, *_ = env.step(f"<answer>{truth}</answer><unnecessary>1</unnecessary>")
+    for obs in (obs1, obs2):
+        rules = obs[obs.index("--- RULES ---") : obs.index("--- ", obs.index("--- RULES ---") + 5)]
+        for slip in ("per turn", "You may ask", "turns in all", "questions and the answer"):
+            assert slip not in rules, (slip, rules)
+        assert "observation" in rules and all(f"<query_{q.name}>" in rules for q in game.queries)
+    assert observation_rules(game.rules()) in obs1
+
+
 def test_necessity_protocol_format_errors_and_pruning():
     env = gym.make("MTP/HiddenNumber-v0", difficulty=1, probe="necessity")
     obs, info = env.reset(options={"config_id": 0})
@@ -353,6 +538,9 @@ def test_necessity_protocol_format_errors_and_pruning():
         if term:
             break
     assert term and info["outcome"] == "format_error"
+    stats = info["necessity"]  # figures of an episode ended in phase 1: no answer, no pruning judged
+    assert stats["full_success"] is False and stats["pruned_success"] is False and stats["pruning_ratio"] is None
+    assert stats["min_sufficient"] == 1 and stats["optimal_ratio"] == 8 / 9 and info["score"] == 0.0
     # prune everything and repeat the phase-1 answer: the phase-2 pool is empty and no longer
     # determines the answer, so the remembered answer scores 0 (the issue's gamed case)
     _, info = env.reset(options={"config_id": 0})

@@ -12,11 +12,11 @@ from functools import cache
 
 import gymnasium as gym
 import pytest
-from helpers import ScanPlayer
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
 from mtp_gym.agents.oracles.query_games import QueryGameOracle, QueryGameRandomAgent
+from mtp_gym.agents.oracles.sweeps import budget_rule
 from mtp_gym.core import InvalidAction
 from mtp_gym.episode import play, play_to_end, public_info, run_episode
 from mtp_gym.games import Game, GameEnv, parse_action, resolve_game
@@ -107,21 +107,14 @@ BUDGET_SAMPLE = {
     "env_id", [e if e in BUDGET_SAMPLE else pytest.param(e, marks=pytest.mark.slow) for e in GAME_ENV_IDS]
 )
 def test_budgets_follow_the_rule(env_id):
-    """The rule of ``mtp_gym/games/README.md`` on the whole split of every level: the budget is
-    at least twice the oracle's mean turns, the careful player (a random still-informative
-    query; it never answers wrong) wins at least 90% of the configurations within it, and it
-    never shrinks with the level."""
-    budgets = _game(env_id).budgets
-    assert list(budgets) == sorted(budgets)
+    """The rule of ``mtp_gym/games/README.md`` on the whole split of every level: each budget is
+    the smallest within which the oracle wasting 30% / 50% of its turns on redundant questions
+    still wins 93% / 80% of its episodes, and never less than the previous level's (so it is no
+    larger than a sound, verbose player needs: a larger budget lets reasoning-free sweeps in)."""
+    budgets, previous = _game(env_id).budgets, 0
     for level in LEVELS:
-        env = gym.make(env_id, difficulty=level)
-        careful = make_agent("careful", env_id)
-        configs = range(env.unwrapped.num_configs)
-        turns = oracle_turns(env_id, level)
-        careful_outcomes = [play_to_end(env, careful, config_id=c).info["outcome"] for c in configs]
-        assert 2 * sum(turns) / len(turns) <= budgets[level - 1], (level, turns)
-        assert careful_outcomes.count("success") >= 0.9 * len(configs), (level, careful_outcomes)
-        assert "failure" not in careful_outcomes  # sound: it answers only what the replies prove
+        previous = budget_rule(list(oracle_turns(env_id, level)), previous)
+        assert budgets[level - 1] == previous, (level, budgets, previous)
 
 
 @pytest.mark.parametrize("env_id", GAME_ENV_IDS)
@@ -156,23 +149,6 @@ def test_random_agent_wins_at_its_exact_chance():
     wins = sum(play_to_end(env, agent, config_id=0, seed=s).info["outcome"] == "success" for s in range(600))
     p = QueryGameRandomAgent.chance(game)
     assert 0 < p < 1 and abs(wins / 600 - p) < 4 * (p * (1 - p) / 600) ** 0.5, (wins, p)
-
-
-#: Games that a one-query-per-item scan used to solve at every level, with that query.
-SCANNABLE = {"MTP/HiddenSubset-v0": "member", "MTP/RangeSums-v0": "sum"}
-
-
-@pytest.mark.parametrize("env_id", sorted(SCANNABLE))
-def test_from_level_2_a_scan_of_the_items_does_not_fit_the_budget(env_id):
-    scan = ScanPlayer(_game(env_id), SCANNABLE[env_id])
-    for level in LEVELS[1:]:
-        env = gym.make(env_id, difficulty=level)
-        game = _game(env_id).benchmark(level, 0)
-        items = sum(len(set(a)) == 1 for a in game.query_args(SCANNABLE[env_id]))
-        assert items > env.unwrapped.max_turns, (level, items)  # the whole scan cannot finish
-        configs = range(env.unwrapped.num_configs)
-        wins = sum(play_to_end(env, scan, config_id=c).info["outcome"] == "success" for c in configs)
-        assert wins <= 0.35 * len(configs), (level, wins)  # lucky draws only: the items it needs come first
 
 
 @pytest.mark.parametrize("level", (1, 5))
@@ -243,6 +219,8 @@ def test_oracle_recovers_from_a_corrected_wrong_answer(env_id):
                 corrected = {"query": fb["query"], "args": fb["args"], "answer": true}
             elif info["turn"] == 3 and corrected:
                 fb["corrections"] = [corrected]
+        if info["turn"] == 3 and "submitted" in info["feedback"]:
+            continue  # nothing left to ask before the correction (SwapHistory L1): the probe withholds such an answer
         assert info["outcome"] == "success", level
         assert info["turn"] <= game_env.max_turns
 
@@ -433,13 +411,16 @@ def test_every_rejected_argument_says_why(env_id):
         bad = ["999" if typ is int else "ZZ" for typ in spec.args]
         env.reset(options={"config_id": 0})  # (three rejections in a row would end the episode)
         obs, *_, info = env.step(f"<query_{spec.name}>{', '.join(bad)}</query_{spec.name}>")
-        assert not info["valid_action"] and re.search(r"argument( \d)? must be (\d+ to \d+|one of .+), not", obs), obs
+        assert not info["valid_action"], obs
+        assert re.search(r"argument( \d)? must be (\d+ to \d+|one of .+), not|takes .+ among .+; got", obs), obs
         legal = {tuple(a) for a in env.unwrapped.game.query_args(spec.name)}
         flipped = next((a for a in sorted(legal, key=str) if len(a) == 2 and a[::-1] not in legal), None)
         if flipped is not None and flipped[0] != flipped[1] and all(type(v) is int for v in flipped):
             env.reset(options={"config_id": 0})
             obs, *_ = env.step(f"<query_{spec.name}>{flipped[1]}, {flipped[0]}</query_{spec.name}>")
-            assert "give the smaller one first" in obs or "do not form a question" in obs, obs
+            unordered = spec.args[0] is spec.args[1] and all(a[0] <= a[1] for a in legal)
+            reasons = ("give the smaller one first",) if unordered else ("must be", "do not form a question")
+            assert any(r in obs for r in reasons), obs
 
 
 @pytest.mark.parametrize("env_id", ["MTP/HiddenColoring-v0", "MTP/RouteTaken-v0"])
@@ -457,6 +438,26 @@ def test_the_example_answer_is_a_possible_answer_of_the_instance(env_id):
             assert game.parse_answer(parse_action(example)[1]) in targets
 
 
-def test_swap_history_states_the_range_of_places_and_moves():
+def test_swap_history_states_the_range_of_minutes_it_can_ask_about():
     obs, _ = gym.make("MTP/SwapHistory-v0", difficulty=2).reset(options={"config_id": 0})
-    assert "at which place (1 to 4) was this item right after this move (ask about moves 1 to 3)?" in obs
+    assert "what was the order of the row right after this minute (ask about minutes 1 to 47)?" in obs
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_an_illegal_query_is_refused_for_its_real_reason(env_id):
+    """'give the smaller one first' only for an unordered pair given the wrong way round; a
+    (node, number) pair whose reverse happens to be legal is refused for the argument that is
+    wrong (issue 25: ``<query_within>2, 3</query_within>`` in HiddenNode)."""
+    game = _game(env_id).benchmark(1, 0)
+    for spec in game.queries:
+        if len(spec.args) != 2:
+            continue
+        legal = {tuple(a) for a in game.query_args(spec.name)}
+        unordered = spec.args[0] is spec.args[1] and all(a[0] <= a[1] for a in legal)
+        for args in sorted(legal, key=str):
+            flipped = args[::-1]
+            if flipped in legal or flipped == args:
+                continue
+            message = game._why_illegal(spec.name, flipped) if game.is_legal(spec.name, args) else ""
+            assert ("smaller one first" in message) == unordered, (spec.name, flipped, message)
+            break

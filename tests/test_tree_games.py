@@ -2,30 +2,181 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import combinations
+
 import numpy as np
 import pytest
 
 from mtp_gym.core import InvalidAction
+from mtp_gym.games import tree_fault_diagnosis as fault
+from mtp_gym.games import tree_recursion_rule as recursion
+from mtp_gym.games import tree_trait_mutations as trait
+from mtp_gym.games.tree_fault_diagnosis import TreeFaultDiagnosis
+from mtp_gym.games.tree_label_rule import TreeLabelRule
 from mtp_gym.games.tree_recursion_rule import TreeRecursionRule, node_values
-from mtp_gym.games.tree_trait_mutations import count_explanations, explanations, trait_mask
-from mtp_gym.games.trees import leaves_of, random_tree
+from mtp_gym.games.tree_trait_mutations import TreeTraitMutations
+from mtp_gym.games.trees import (
+    depths_of,
+    grafted_tree,
+    heights_of,
+    leaves_of,
+    order_of,
+    random_tree,
+    render_tree,
+    subtree_masks,
+)
 
 
-@pytest.mark.parametrize("n, depth", [(7, 2), (12, 3), (18, 4), (26, 5), (36, 6)])
-def test_trait_mutation_count_matches_the_enumeration(n, depth):
-    rng = np.random.default_rng(n)
-    for k in (1, 2, 3, 4):
-        parents = random_tree(n, depth, 3, rng)
-        mutations = tuple(int(x) + 2 for x in rng.choice(n - 1, size=k, replace=False))
-        traits = trait_mask(parents, mutations)
-        shown = tuple(v for v in leaves_of(parents) if traits >> v & 1)
-        for kk in (k - 1, k, k + 1):
-            found = explanations(parents, shown, kk)
-            assert count_explanations(parents, shown, kk) == len(found)
-        assert tuple(sorted(mutations)) in explanations(parents, shown, k)
+def _small_trees(seed: int, count: int):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n = int(rng.integers(5, 12))
+        yield rng, n, random_tree(n, min(n - 1, 3), 3, rng)
+
+
+def test_trait_explanations_are_every_k_set_with_the_observed_states():
+    """Listing, counting and sampling agree with brute force over every k-set of non-root nodes,
+    unobserved leaves (below ``hidden_below``) left free."""
+    for rng, n, parents in _small_trees(0, 120):
+        masks = subtree_masks(parents)
+        hidden_below = tuple(v for v in range(2, n + 1) if rng.random() < 0.15)
+        hidden_below = tuple(v for v in hidden_below if not any(u != v and masks[u] >> v & 1 for u in hidden_below))
+        unseen = 0
+        for v in hidden_below:
+            unseen |= masks[v]
+        k = int(rng.integers(1, 4))
+        marked = tuple(int(x) + 2 for x in rng.choice(n - 1, size=k, replace=False))
+        on = trait.trait_mask(parents, marked)
+        on_leaves = tuple(v for v in leaves_of(parents) if not unseen >> v & 1 and on >> v & 1)
+
+        def shows(cause, parents=parents, unseen=unseen, on_leaves=on_leaves):
+            state = trait.trait_mask(parents, cause)
+            return tuple(v for v in leaves_of(parents) if not unseen >> v & 1 and state >> v & 1) == on_leaves
+
+        brute = [c for c in combinations(range(2, n + 1), k) if shows(c)]
+        found = trait.explanations(parents, hidden_below, on_leaves, k)
+        assert list(found) == brute and tuple(sorted(marked)) in found
+        assert trait.count_explanations(parents, hidden_below, on_leaves, k) == len(brute)
+        sampler = trait._ways(parents, hidden_below, on_leaves, k)
+        assert all(sampler.sample(rng) in found for _ in range(3))
+
+
+def test_fault_explanations_are_every_k_set_covering_exactly_the_covered_leaves():
+    for rng, n, parents in _small_trees(1, 120):
+        k = int(rng.integers(1, 4))
+        marked = tuple(int(x) + 2 for x in rng.choice(n - 1, size=k, replace=False))
+        covered = fault.covered_mask(parents, marked)
+        covered_leaves = tuple(v for v in leaves_of(parents) if covered >> v & 1)
+
+        def shows(cause, parents=parents, covered_leaves=covered_leaves):
+            state = fault.covered_mask(parents, cause)
+            return tuple(v for v in leaves_of(parents) if state >> v & 1) == covered_leaves
+
+        brute = [c for c in combinations(range(2, n + 1), k) if shows(c)]
+        found = fault.explanations(parents, covered_leaves, k)
+        assert list(found) == brute and tuple(sorted(marked)) in found
+        assert fault.count_explanations(parents, covered_leaves, k) == len(brute)
+        sampler = fault._ways(parents, covered_leaves, k)
+        assert all(sampler.sample(rng) in found for _ in range(3))
+
+
+@pytest.mark.parametrize("cls", [TreeFaultDiagnosis, TreeTraitMutations])
+def test_abductive_tree_games_draw_the_cause_uniformly_among_the_explanations(cls):
+    """``sample_hidden`` draws from the counts (no listing) and is uniform over the explanations."""
+    game = cls.benchmark(1, 0)
+    states = game.candidate_states()
+    rng = np.random.default_rng(0)
+    draws = Counter(game.sample_hidden(rng) for _ in range(400 * len(states)))
+    assert set(draws) == set(states)
+    assert max(draws.values()) < 1.25 * 400 and min(draws.values()) > 0.75 * 400
+
+
+@pytest.mark.parametrize("cls", [TreeFaultDiagnosis, TreeTraitMutations])
+def test_abductive_tree_games_hide_two_marked_nodes_in_a_large_unseen_part(cls):
+    """From level 2 the outcome leaves the place of two marked nodes open among 56 to 84 nodes
+    (the two grafted subtrees), which is what keeps a sweep over the nodes out of the budget."""
+    for level in (2, 3, 4, 5):
+        game = cls.benchmark(level, 0)
+        sizes = game.params["grafts"]
+        assert len(sizes) == 2 and sum(sizes) >= 56 and game.params["n"] == game.params["rest"] + sum(sizes)
+        free = {v for s in game.candidate_states() for v in s}
+        assert len(free) >= sum(sizes) - 2
+
+
+def test_grafted_tree_hangs_each_graft_under_an_inner_node_outside_the_others():
+    for seed in range(50):
+        rng = np.random.default_rng(seed)
+        parents, tops = grafted_tree(20, 4, (8, 6), 3, 3, rng)
+        masks, kids = subtree_masks(parents), [0] * (len(parents) + 1)
+        for p in parents[1:]:
+            kids[p] += 1
+        assert [masks[t].bit_count() for t in tops] == [8, 6] and not masks[tops[0]] & masks[tops[1]]
+        assert all(kids[parents[t - 1]] >= 2 for t in tops)  # a sibling outside the graft
+        assert all(parents[v - 1] < v for v in range(2, len(parents) + 1))  # breadth-first numbers
+
+
+def test_tree_helpers_take_any_numbering():
+    """Depths, heights, subtrees and the rendering follow the tree, not the numbers."""
+    rng = np.random.default_rng(3)
+    parents = random_tree(20, 5, 3, rng)
+    relabel = [0, 1] + [int(x) + 2 for x in rng.permutation(19)]
+    shuffled = [0] * 20
+    for v in range(2, 21):
+        shuffled[relabel[v] - 1] = relabel[parents[v - 1]]
+    shuffled = tuple(shuffled)
+    assert order_of(shuffled)[0] == 1 and len(order_of(shuffled)) == 20
+    for v in range(1, 21):
+        assert depths_of(shuffled)[relabel[v]] == depths_of(parents)[v]
+        assert heights_of(shuffled)[relabel[v]] == heights_of(parents)[v]
+        assert subtree_masks(shuffled)[relabel[v]].bit_count() == subtree_masks(parents)[v].bit_count()
+    assert render_tree(parents).splitlines()[0].startswith("  1 -> ")
+
+
+@pytest.mark.parametrize("cls", [TreeFaultDiagnosis, TreeTraitMutations])
+def test_clean_rules_are_symbolic(cls):
+    """The clean text speaks of nodes, a tree and a hidden set; the stories bring the domains."""
+    text = cls.benchmark(3, 0).rules().lower()
+    for word in ("power", "station", "taxon", "taxa", "evolution", "mutation", "species", "fault"):
+        assert word not in text, word
 
 
 PARENTS = (0, 1, 1, 2, 2, 2, 3)  # 1 -> 2, 3; 2 -> 4, 5, 6; 3 -> 7 (depths 0, 1, 1, 2, 2, 2, 2)
+
+
+def test_tree_label_rule_counts_and_level_ops():
+    """``count(v)`` counts the marked nodes on the path from the root to ``v``; a level's rules use
+    its ops only, and a submitted rule with another op that marks the same nodes is accepted."""
+    game = TreeLabelRule(2, {"parents": PARENTS}, hidden=("depth", ">=", 1))  # ops >= and <=
+    assert [game.respond(game.hidden, "marked", (v,)) for v in (1, 2, 4)] == [False, True, True]
+    assert [game.respond(game.hidden, "count", (v,)) for v in (1, 3, 4, 7)] == [0, 1, 2, 2]
+    assert {op for _, op, _ in game.candidate_states()} == {">=", "<="}
+    assert game.check(game.parse_answer("depth >= 1")) and game.check(game.parse_answer("height <= 1"))
+    assert TreeLabelRule(1, {"parents": PARENTS}).params["ops"] == (">=",)
+    game = TreeLabelRule(2, {"parents": PARENTS}, hidden=("depth", ">=", 2))
+    assert game.check(game.parse_answer("depth = 2"))  # the same nodes as depth >= 2 on this tree
+    assert "OP is >= or <=" in game.rules()
+    with pytest.raises(InvalidAction):
+        game.parse_answer("depth > 2")
+
+
+def test_tree_recursion_canonical_rule_is_the_first_of_its_class():
+    """The canonical rule read off the node values is the first rule (in rule order) giving them,
+    ``canonical_rules`` lists exactly those, and draws are canonical rules."""
+    for rng, _n, parents in _small_trees(2, 12):
+        depth = max(depths_of(parents))
+        first: dict[tuple[int, ...], tuple] = {}
+        for op in recursion.OPS:
+            for a in range(3):
+                for bs in np.ndindex(*(2,) * depth):
+                    rule = (op, a, tuple(int(b) for b in bs))
+                    first.setdefault(node_values(parents, rule), rule)
+        for values, rule in first.items():
+            assert recursion.canonical_rule(parents, values, 1) == rule
+        assert set(recursion.canonical_rules(parents, depth, 2, 1)) == set(first.values())
+        game = TreeRecursionRule(1, {"parents": parents}, hidden=next(iter(first.values())))
+        game.params = {**game.params, "depth": depth, "a_max": 2, "b_max": 1}
+        assert all(game.sample_hidden(rng) in first.values() for _ in range(5))
 
 
 def test_tree_recursion_values_and_answers():

@@ -2,16 +2,18 @@
 
 Phase 1: from the full evidence pool (``info["necessity"]["evidence"]``, the numbered
 observations the text shows) and the public instance (``info["game"]``) it derives the
-target, then prunes the pool to an irreducible sufficient subset: greedy set cover of the
-candidate states whose target differs ("rivals"), each observation covering the rivals it
-contradicts, then a backward pass dropping every chosen observation the others make
-redundant. Every other observation is named ``<unnecessary>``. Phase 2: it answers from the
-kept observations alone.
+target, then keeps a smallest subset of the pool that still determines it and names every
+other observation ``<unnecessary>``: the probe's own minimum
+(:func:`~mtp_gym.wrappers.probes.necessity.minimum_sufficient_subset`, a minimum set cover
+of the candidate states whose target differs, "rivals", each observation covering the
+rivals it contradicts), so it scores 1.0 by the probe's measure (removed / max removable).
+Phase 2: it answers from the kept observations alone.
 
-Enumerable games are solved exactly (numpy answer table over the candidate states, as
-``VersionSpace`` of the query-game oracle). Games with ``enumerable = False``, or tables
-larger than ``exact_limit`` cells, use samples of ``Game.sample_consistent`` instead: the
-subset then only covers the rivals found in the samples (stated, not guaranteed, sufficiency).
+Enumerable games are solved exactly. Games with ``enumerable = False``, or pools larger
+than ``exact_limit`` state x observation checks, fall back to :func:`irreducible_subset` on
+samples of ``Game.sample_consistent``: greedy set cover of the rivals found in the samples,
+then a backward pass dropping every chosen observation the others make redundant (stated,
+not guaranteed, sufficiency; not necessarily smallest).
 """
 
 from __future__ import annotations
@@ -71,8 +73,8 @@ def irreducible_subset(
 
 
 class NecessityOracle:
-    """Answers, names every observation outside an irreducible sufficient subset as
-    unnecessary, then answers again from the kept ones (see the module docstring)."""
+    """Answers, names every observation outside a smallest sufficient subset as unnecessary,
+    then answers again from the kept ones (see the module docstring)."""
 
     def __init__(
         self, game_cls: type[Game], sample_size: int = 2048, exact_limit: int = 20_000_000, seed: int | None = None
@@ -100,9 +102,14 @@ class NecessityOracle:
         answer = f"<answer>{game.format_answer(target)}</answer>"
         if necessity["phase"] != 1:
             return answer
-        from mtp_gym.wrappers.probes.necessity import format_numbers  # lazy: keeps the registry light
+        # lazy: keeps the registry light
+        from mtp_gym.wrappers.probes.necessity import format_numbers, minimum_sufficient_subset
 
-        keep = set(irreducible_subset(game, evidence, target, self.rng, self.sample_size, self.exact_limit))
+        smallest = minimum_sufficient_subset(game, evidence, target, self.exact_limit)
+        if smallest is None:
+            keep = set(irreducible_subset(game, evidence, target, self.rng, self.sample_size, self.exact_limit))
+        else:
+            keep = set(smallest[0])
         drop = [n for i, n in enumerate(numbers) if i not in keep]
         return f"{answer}\n<unnecessary>{format_numbers(drop)}</unnecessary>"
 

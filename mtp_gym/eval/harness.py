@@ -44,6 +44,7 @@ __all__ = [
     "EXECUTORS",
     "BACKENDS",
     "BackendUnavailable",
+    "probe_result",
 ]
 
 EXECUTORS = ("auto", "async", "thread", "process")
@@ -226,6 +227,18 @@ def _player(cache: dict[tuple, Any], agent_config: AgentConfig, env_id: str, env
     return cache[key]
 
 
+def probe_result(hidden: Any) -> dict[str, Any] | None:
+    """The scalar figures of a query-game probe's end-of-episode record
+    (``info["hidden"]["probe"]``: e.g. the necessity probe's ``full_success``,
+    ``pruning_ratio``, ``optimal_ratio``, the counterfactual probe's ``revision``), or
+    ``None`` without a probe. Kept in the episode record as ``probe_result``, so the report
+    reads them without loading the (heavy) hidden state."""
+    probe = hidden.get("probe") if isinstance(hidden, dict) else None
+    if not isinstance(probe, dict):
+        return None
+    return {k: v for k, v in probe.items() if v is None or isinstance(v, (bool, int, float, str))}
+
+
 def episode_record(agent_config: AgentConfig, env_id: str, sample: int, result: Any) -> dict[str, Any]:
     """The log record of one played episode."""
     config_id = result.config_id
@@ -246,6 +259,7 @@ def episode_record(agent_config: AgentConfig, env_id: str, sample: int, result: 
         "actors": result.actors,
         "transcript": result.transcript,
         "hidden": result.hidden,
+        "probe_result": probe_result(result.hidden),
         "finished_at": time.time(),
     }
 

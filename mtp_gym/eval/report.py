@@ -8,7 +8,12 @@ interactive-reasoning paper defines it), format errors per episode, failure attr
 episode and, with prices, cost. Episodes with outcome ``infra_error`` are counted apart and
 left out of every number. The macro average is the unweighted mean over the tasks an agent
 played. Random and oracle rows stand beside every model (played on the same configurations
-when the directories lack them). Writes ``report.md``, ``report.csv``, ``macro.csv``,
+when the directories lack them). Query games add the interactive-reasoning paper's tables:
+by level, by cell, each probe against the same agent's clean run, the isomorphic drop per
+level (Table 3), the counterfactual drop over the episodes where an answer was falsified
+with the vacuous share (Table 7) and the necessity probe's Complete Evidence, After Pruning,
+Pruning Ratio, optimal ratio and score (Table 8), read from each record's ``probe_result``
+("n/a" for logs written before it). Writes ``report.md``, ``report.csv``, ``macro.csv``,
 ``scores.png`` (Figure 1 of Multi-Turn Puzzles: score per task and agent) and ``turns.png``
 (Figure 4: turn distributions).
 """
@@ -41,6 +46,10 @@ __all__ = [
     "write_report",
     "parse_prices",
     "BASELINES",
+    "probe_rows",
+    "isomorphic_level_rows",
+    "counterfactual_rows",
+    "necessity_rows",
 ]
 
 BASELINES = ("random", "oracle")
@@ -115,6 +124,11 @@ class Row:
     outcome_turns: dict[str, list[int]] | None = None
     #: Mean score per configuration (probe drops compare the same configurations).
     config_scores: dict[int, float] | None = None
+    #: Success rate per configuration (the probe tables compare success rates, as the paper).
+    config_success: dict[int, float] | None = None
+    #: Under a probe: per scored episode its ``config_id``, ``success``, ``score`` and the
+    #: probe's figures (the record's ``probe_result``, ``None`` in logs written before it).
+    probe_records: list[dict[str, Any]] | None = None
 
     @property
     def task(self) -> tuple[str, int | None, str | None]:
@@ -195,6 +209,7 @@ FIELDS: dict[str, tuple[bool, Any, str]] = {
     "completion_tokens": (False, lambda v: _is_number(v) and v >= 0, "a non-negative number"),
     "error": (False, lambda v: v is None or isinstance(v, str), "a string or null"),
     "transcript": (False, _is_transcript, "a list of messages (objects)"),
+    "probe_result": (False, lambda v: v is None or isinstance(v, dict), "an object or null"),
 }
 
 
@@ -347,6 +362,29 @@ def _per_config(recs: list[dict[str, Any]], value: Any) -> list[float]:
     return [sum(v) / len(v) for v in by.values()]
 
 
+def _probe_record(record: dict[str, Any]) -> dict[str, Any]:
+    """What the probe tables read of one scored episode under a probe."""
+    figures = record.get("probe_result")
+    return {
+        "config_id": record["config_id"],
+        "success": record["outcome"] == "success",
+        "score": float(record["score"]),
+        "figures": figures if isinstance(figures, dict) else None,
+    }
+
+
+def _flag(figures: dict[str, Any] | None, key: str) -> bool | None:
+    """A boolean figure of a probe record, ``None`` when absent or not a boolean."""
+    value = (figures or {}).get(key)
+    return value if isinstance(value, bool) else None
+
+
+def _ratio(figures: dict[str, Any] | None, key: str) -> float | None:
+    """A figure in [0, 1] of a probe record, ``None`` when absent or not such a number."""
+    value = (figures or {}).get(key)
+    return float(value) if _is_number(value) and 0 <= value <= 1 else None
+
+
 def compute_rows(records: list[dict[str, Any]], prices: dict[str, tuple[float, float]] | None = None) -> list[Row]:
     """One :class:`Row` per (env, agent): models first, then random, then oracle."""
     prices = prices or {}
@@ -417,6 +455,8 @@ def compute_rows(records: list[dict[str, Any]], prices: dict[str, tuple[float, f
                 mean_at_k=_mean(_per_config(recs, lambda r: float(r["score"]))),
                 outcome_turns=outcome_turns,
                 config_scores={c: _mean([float(r["score"]) for r in v]) for c, v in per_config.items()},
+                config_success={c: _mean([float(r["outcome"] == "success") for r in v]) for c, v in per_config.items()},
+                probe_records=None if probe is None else [_probe_record(r) for r in recs],
             )
         )
     order = {a: i for i, a in enumerate(BASELINES, start=1)}
@@ -435,6 +475,11 @@ SUCCESS_MEANS = {
 }
 #: The query games: success = score = a correct final answer.
 GAME_SUCCESS = "a correct final answer (score the same)"
+#: The necessity probe's success and score (mtp_gym.wrappers.probes.necessity).
+NECESSITY_SUCCESS = (
+    "the phase-2 answer right and the kept observations still determining it (After Pruning); "
+    "score: removed / max removable observations on success, else 0"
+)
 
 
 def _fmt(v: Any, pct: bool = False) -> str:
@@ -528,18 +573,27 @@ def cell_rows(rows: list[Row]) -> dict[str, dict[str, float]]:
     return {a: {c: _mean(v) for c, v in sorted(by.items())} for a, by in out.items()}
 
 
+#: Probes with a table of their own (:func:`necessity_rows`, :func:`counterfactual_rows`), left
+#: out of :func:`probe_rows`: the necessity score is not a success rate, and a counterfactual
+#: episode without a revision is the clean game.
+OWN_TABLE_PROBES = ("counterfactual", "necessity")
+
+
 def probe_rows(rows: list[Row]) -> list[dict[str, Any]]:
-    """Per agent and probe: the probed score against the same agent's clean score on the same
-    games, levels and configurations, and the drop (clean - probed)."""
+    """Per agent and probe (but :data:`OWN_TABLE_PROBES`): the probed success rate against the
+    same agent's clean one on the same games, levels and configurations, and the drop (clean -
+    probed). (A query game's score is its success, so these are its scores too.)"""
     clean = {(r.agent, r.env, r.level): r for r in rows if r.level is not None and r.probe is None}
     acc: dict[tuple[str, str], list[tuple[float, float]]] = {}
     tasks: dict[tuple[str, str], set] = {}
     for r in rows:
         base = clean.get((r.agent, r.env, r.level))
-        if r.probe is None or base is None or not r.config_scores or not base.config_scores:
+        if r.probe is None or r.probe in OWN_TABLE_PROBES or base is None:
             continue
-        both = sorted(set(r.config_scores) & set(base.config_scores))
-        acc.setdefault((r.agent, r.probe), []).extend((base.config_scores[c], r.config_scores[c]) for c in both)
+        if not r.config_success or not base.config_success:
+            continue
+        both = sorted(set(r.config_success) & set(base.config_success))
+        acc.setdefault((r.agent, r.probe), []).extend((base.config_success[c], r.config_success[c]) for c in both)
         if both:
             tasks.setdefault((r.agent, r.probe), set()).add((r.env, r.level))
     out = []
@@ -559,6 +613,232 @@ def probe_rows(rows: list[Row]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _clean_success(rows: list[Row]) -> dict[tuple[str, str, int | None], dict[int, float]]:
+    """(agent, env, level) -> the success rate per configuration of the clean run."""
+    return {
+        (r.agent, r.env, r.level): r.config_success or {}
+        for r in rows
+        if r.level is not None and r.probe is None and r.episodes
+    }
+
+
+def _rate(values: list[Any]) -> float | None:
+    """The mean of the known values (``None`` when none is known)."""
+    known = [float(v) for v in values if v is not None]
+    return sum(known) / len(known) if known else None
+
+
+def _pairs(episodes: list[dict[str, Any]], clean: dict[int, float]) -> list[tuple[float, float]]:
+    """(clean success rate of the episode's configuration, the episode's success) for every
+    episode whose configuration the clean run played."""
+    return [(clean[e["config_id"]], float(e["success"])) for e in episodes if e["config_id"] in clean]
+
+
+def _probe_groups(rows: list[Row], probe: str) -> dict[str, list[tuple[Row, dict[int, float]]]]:
+    """agent -> its rows under ``probe``, each with the clean per-configuration success rates of
+    the same agent, game and level (empty when it has no clean run there)."""
+    clean = _clean_success(rows)
+    out: dict[str, list[tuple[Row, dict[int, float]]]] = {}
+    for r in rows:
+        if r.probe == probe and r.level is not None and r.episodes and r.probe_records is not None:
+            out.setdefault(r.agent, []).append((r, clean.get((r.agent, r.env, r.level), {})))
+    return out
+
+
+def _complete_evidence(figures: dict[str, Any] | None) -> bool | None:
+    """Whether the phase-1 answer was right: ``None`` for a log written before the figures, False
+    for an episode of a newer log that never gave one (a context overflow, say)."""
+    if figures is None:
+        return None
+    return _flag(figures, "full_success") if "full_success" in figures else False
+
+
+def _necessity_figures(agent: str, task: str, episodes: list[dict[str, Any]], clean: dict[int, float]) -> dict:
+    figures = [e["figures"] for e in episodes]
+    # the graded score came with the optimal ratio: older logs scored success (1/0)
+    graded = any(f is not None and "optimal_ratio" in f for f in figures)
+    pairs = _pairs(episodes, clean)
+    return {
+        "agent": agent,
+        "task": task,
+        "episodes": len(episodes),
+        "clean": _rate([c for c, _ in pairs]),
+        "complete_evidence": _rate([_complete_evidence(f) for f in figures]),
+        "after_pruning": _rate([e["success"] for e in episodes]),
+        "pruning_ratio": _rate([_ratio(f, "pruning_ratio") for f in figures]),
+        "optimal_ratio": _rate([_ratio(f, "optimal_ratio") for f in figures]),
+        "score": _rate([e["score"] for e in episodes]) if graded else None,
+    }
+
+
+def necessity_rows(rows: list[Row]) -> list[dict[str, Any]]:
+    """The paper's Table 8 per agent, query game and level, then per agent over all its
+    necessity episodes (task ``all``): ``clean`` (the agent's clean success rate on the same
+    configurations, ``None`` without a clean run), ``complete_evidence`` (phase-1 answer right),
+    ``after_pruning`` (the episode's success: phase-2 answer right and the kept observations
+    still determine it), ``pruning_ratio``, ``optimal_ratio`` (the largest removable share) and
+    ``score`` (the probe's score: removed / max removable on success). A figure the records do
+    not carry (logs written before it) is ``None``."""
+    out = []
+    for agent, group in sorted(_probe_groups(rows, "necessity").items()):
+        matched: list[dict[str, Any]] = []
+        for r, clean in sorted(group, key=lambda g: _task_order(g[0].task)):
+            episodes = r.probe_records or []
+            out.append(_necessity_figures(agent, task_name((r.env, r.level, None)), episodes, clean))
+            matched += [{**e, "config_id": (r.env, r.level, e["config_id"])} for e in episodes]
+        if len(group) > 1:
+            clean_all = {(r.env, r.level, c): v for r, clean in group for c, v in clean.items()}
+            out.append(_necessity_figures(agent, "all", matched, clean_all))
+    return out
+
+
+def _counterfactual_figures(agent: str, task: str, episodes: list[dict[str, Any]], clean: dict[int, float]) -> dict:
+    flags = [_flag(e["figures"], "revision") for e in episodes]
+    known = [f for f in flags if f is not None]
+    revised = [e for e, f in zip(episodes, flags) if f]
+    pairs = _pairs(revised, clean)
+    clean_rate = _rate([c for c, _ in pairs])
+    probed = _rate([p for _, p in pairs]) if pairs else _rate([e["success"] for e in revised])
+    return {
+        "agent": agent,
+        "task": task,
+        "episodes": len(episodes),
+        "revised": len(revised) if known else None,
+        "vacuous": (len(known) - len(revised)) / len(known) if known else None,
+        "clean": clean_rate,
+        "probed": probed,
+        "drop": clean_rate - probed if clean_rate is not None and probed is not None else None,
+        "all_episodes": _rate([e["success"] for e in episodes]),
+    }
+
+
+def counterfactual_rows(rows: list[Row]) -> list[dict[str, Any]]:
+    """The paper's Table 7 over the episodes where an answer was actually falsified, per agent,
+    query game and level, then per agent over all (task ``all``): ``revised`` (episodes with a
+    revision), ``vacuous`` (the share without one: the clean game, left out of the drop),
+    ``clean`` (the agent's clean success rate on the revised episodes' configurations),
+    ``probed`` (success rate of the revised episodes), ``drop`` (clean - probed) and
+    ``all_episodes`` (success rate over every episode, vacuous ones included). Logs written
+    before the probe recorded ``revision``: ``None`` (n/a)."""
+    out = []
+    for agent, group in sorted(_probe_groups(rows, "counterfactual").items()):
+        matched: list[dict[str, Any]] = []
+        for r, clean in sorted(group, key=lambda g: _task_order(g[0].task)):
+            episodes = r.probe_records or []
+            out.append(_counterfactual_figures(agent, task_name((r.env, r.level, None)), episodes, clean))
+            matched += [{**e, "config_id": (r.env, r.level, e["config_id"])} for e in episodes]
+        if len(group) > 1:
+            clean_all = {(r.env, r.level, c): v for r, clean in group for c, v in clean.items()}
+            out.append(_counterfactual_figures(agent, "all", matched, clean_all))
+    return out
+
+
+def isomorphic_level_rows(rows: list[Row]) -> list[dict[str, Any]]:
+    """The paper's Table 3: per agent and level, the clean and the isomorphic success rate over
+    the same games and configurations (pooled over the games played at the level) and the drop
+    (clean - isomorphic)."""
+    clean = _clean_success(rows)
+    acc: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    games: dict[tuple[str, int], set[str]] = {}
+    for r in rows:
+        base = clean.get((r.agent, r.env, r.level))
+        if r.probe != "isomorphic" or r.level is None or not base or not r.config_success:
+            continue
+        both = sorted(set(r.config_success) & set(base))
+        if both:
+            acc.setdefault((r.agent, r.level), []).extend((base[c], r.config_success[c]) for c in both)
+            games.setdefault((r.agent, r.level), set()).add(r.env)
+    out = []
+    for (agent, level), pairs in sorted(acc.items()):
+        c, p = _mean([a for a, _ in pairs]), _mean([b for _, b in pairs])
+        out.append(
+            {
+                "agent": agent,
+                "level": level,
+                "games": len(games[(agent, level)]),
+                "configs": len(pairs),
+                "clean": c,
+                "isomorphic": p,
+                "drop": c - p,
+            }
+        )
+    return out
+
+
+def _pct(v: float | None) -> str:
+    """A rate in %, or ``n/a``."""
+    return "n/a" if v is None else f"{100 * v:.1f}"
+
+
+def _points(v: float | None) -> str:
+    """A difference of rates in percentage points, or ``n/a``."""
+    return "n/a" if v is None else f"{100 * v:+.1f}"
+
+
+def _share(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.3f}"
+
+
+def _probe_tables(rows: list[Row]) -> list[str]:
+    """Table 3 (isomorphic, by level), Table 7 (counterfactual, revised episodes) and Table 8
+    (necessity), as Markdown; nothing for a probe no run played."""
+    lines: list[str] = []
+    iso = isomorphic_level_rows(rows)
+    if iso:
+        lines += [
+            "",
+            "Isomorphic perturbation by level (Table 3; success %, the same games and configurations "
+            "clean and retold; drop in percentage points, positive = worse under the story):",
+            "",
+            "| agent | level | games | configurations | clean % | isomorphic % | drop |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {p['agent']} | L{p['level']} | {p['games']} | {p['configs']} | {_pct(p['clean'])} "
+            f"| {_pct(p['isomorphic'])} | {_points(p['drop'])} |"
+            for p in iso
+        ]
+    cf = counterfactual_rows(rows)
+    if cf:
+        lines += [
+            "",
+            "Counterfactual revision (Table 7) over the revised episodes only: vacuous = episodes in which "
+            "no answer was falsified (the clean game), left out of the drop; clean % = the same agent's clean "
+            "success on those configurations; all episodes % counts the vacuous ones too:",
+            "",
+            "| agent | task | episodes | vacuous % | revised | clean % | counterfactual % | drop | all episodes % |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {p['agent']} | {p['task']} | {p['episodes']} | {_pct(p['vacuous'])} "
+            f"| {'n/a' if p['revised'] is None else p['revised']} | {_pct(p['clean'])} | {_pct(p['probed'])} "
+            f"| {_points(p['drop'])} | {_pct(p['all_episodes'])} |"
+            for p in cf
+        ]
+    nec = necessity_rows(rows)
+    if nec:
+        lines += [
+            "",
+            "Necessity judgment (Table 8): clean % = the same agent's clean success on the same configurations; "
+            "complete evidence % = the phase-1 answer (every observation) right; after pruning % = the phase-2 "
+            "answer right AND the kept observations still determine it (the episode's success); pruning ratio = "
+            "removed / observations; optimal ratio = the largest removable share (pool minus a minimum "
+            "sufficient subset); score = removed / max removable on success, else 0 (1 = an optimal pruner, "
+            "0 = keeps everything):",
+            "",
+            "| agent | task | episodes | clean % | complete evidence % | after pruning % | pruning ratio "
+            "| optimal ratio | score |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {p['agent']} | {p['task']} | {p['episodes']} | {_pct(p['clean'])} | {_pct(p['complete_evidence'])} "
+            f"| {_pct(p['after_pruning'])} | {_share(p['pruning_ratio'])} | {_share(p['optimal_ratio'])} "
+            f"| {_share(p['score'])} |"
+            for p in nec
+        ]
+    return lines
 
 
 def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
@@ -625,6 +905,8 @@ def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
         "Intervals: percentile bootstrap of the mean score (2000 resamples, seeded), Wilson for rates. Success means:",
     ]
     lines += [f"- {_short(e)}: {SUCCESS_MEANS.get(e, GAME_SUCCESS)}" for e in envs]
+    if any(r.probe == "necessity" for r in rows):
+        lines.append(f"- under the necessity probe: {NECESSITY_SUCCESS}")
     return "\n".join(lines)
 
 
@@ -653,7 +935,8 @@ def _query_tables(rows: list[Row]) -> list[str]:
     if probes:
         lines += [
             "",
-            "Probes (each against the same agent's clean run on the same games, levels and configurations):",
+            "Probes (success rate, each against the same agent's clean run on the same games, levels and "
+            "configurations; counterfactual and necessity: their own tables):",
             "",
         ]
         lines += ["| agent | probe | tasks | configurations | clean | probed | drop |", "|---|---|---|---|---|---|---|"]
@@ -662,6 +945,7 @@ def _query_tables(rows: list[Row]) -> list[str]:
             f"| {_fmt(p['probed'])} | {_fmt(p['drop'])} |"
             for p in probes
         ]
+    lines += _probe_tables(rows)
     return lines
 
 

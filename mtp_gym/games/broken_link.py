@@ -1,38 +1,41 @@
 """Broken Link (graph, abductive): which broken {links} explain the {nodes} cut off from the {hub}?
 
-The rules show a connected {network} on the {nodes} ``1..n`` (its {links}), its {hub} ``1``,
-and an observed outcome: exactly ``k`` {links} have broken, and after the failure these
-{nodes} can no longer reach the {hub} (the others still can). The hidden cause is the set of
-``k`` broken {links}. The outcome pins part of it: every {link} between a cut-off {node} and
-one that still reaches the {hub} is broken. The other ``extra`` broken {links} left no trace
-in it: each lies inside the cut-off part, or inside the rest where the {network} routes around
-it (never two that together cut the rest apart). So many causes explain the same outcome, and
-the agent tests them with ``working(a, b)`` (is this one {link} still working?), ``reach(a, b)``
-(can ``a`` still reach ``b``?) and ``broken(a, b)`` (how many broken {links} have an end among
-the {nodes} numbered ``a`` to ``b``; ``broken(v, v)``: how many of the {links} at {node} ``v``
-are broken), then submits the ``k`` broken {links}: backward reasoning from an observed effect
-to its cause.
+The rules show a connected {network} on the {nodes} ``1..n``, its {links} numbered ``#1..#m``
+(in order), its {hub} ``1``, and an observed outcome: exactly ``k`` {links} have broken, and
+after the failure these {nodes} can no longer reach the {hub} (the others still can). The
+hidden cause is the set of ``k`` broken {links}. The outcome forces part of it: every {link}
+between a cut-off {node} and one that still reaches the {hub} is broken. The other ``extra``
+breaks left no visible trace, and that is what the outcome says about them: they lie inside
+the cut-off part, or in the rest where the {network} routes around them, never on a bridge of
+the rest nor on two {links} that together cut it apart (either would have cut off more
+{nodes}). The {network} is sparse, so the outcome rules out many explanations: in every
+configuration of the benchmark split from level 2, 10% to 40% of the ways to place the
+hidden breaks once the forced {links} are known would have cut off other {nodes}
+(``tests/test_broken_link.py`` counts them). The agent asks ``broken(j)`` (how many of the
+{links} ``#1`` to ``#j`` are broken?) and submits the ``k`` broken {links}: backward reasoning
+from an observed effect to its cause.
 
 Configurations: a cut-off part of 1 to ``part`` {nodes} (random numbers, never the {hub}) and
 the rest, each a random connected {network}, joined by exactly ``k - extra`` {links}, ``m``
-{links} in all; the hidden cause is drawn uniformly among all the causes of this outcome.
-Levels ``(n, m, k, extra, part)``: (5, 6, 2, 1, 1), (16, 42, 4, 2, 2), (16, 46, 4, 2, 2),
-(16, 52, 5, 2, 3), (16, 58, 5, 2, 3): the outcome leaves 5, 40, 44, 49 and 55 {links} open,
-and the hidden space (the causes of the shown outcome) has 5, 741-780, 903-946, 1175-1176 and
-1485 states over the benchmark split.
+{links} in all; the hidden cause is drawn uniformly among the causes of the outcome. Levels
+``(n, m, k, extra, part)``: (5, 6, 2, 1, 1), (60, 96, 4, 2, 2), (64, 102, 4, 2, 2),
+(68, 108, 5, 2, 3), (72, 114, 5, 2, 3), with 5, about 3450, 4000, 4500 and 4850 causes.
 
-No linear scan from level 2 on: the open {links} are more than twice the turn budget, so one
-``working`` query per {link} cannot finish (it wins 1-2 of 20 configurations per level, when
-both other breaks come early in the list), while the ``broken`` counts over ranges of {nodes}
-split the causes: the oracle wins every configuration, in about ``log2(causes)`` turns (8.2 to
-9.1 on average for 9.6 to 10.5 bits; ``tests/test_broken_link.py``). Level 1 stays small: 5 causes, a scan fits.
+No reasoning-free sweep fits the budget from level 2 on: asking ``broken(1)``, ``broken(2)``,
+... in turn (the same as checking the {links} one by one) finds the two hidden breaks only when
+it reaches the later one, about two thirds of the way through the 85 to 100 {links} the
+outcome leaves open, while a count at the middle of the {links} still in doubt halves them:
+the oracle needs about ``log2(causes)`` turns (11 to 13). Level 1 stays small: 5 causes, a
+scan fits.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from functools import cached_property, lru_cache, partial
+from functools import cached_property, lru_cache
 from itertools import combinations
+from math import comb
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -66,12 +69,69 @@ def boundary(edges: tuple[Edge, ...], outcome: tuple[int, ...]) -> tuple[Edge, .
     return tuple(e for e in edges if (e[0] in lost) != (e[1] in lost))
 
 
+def cycle_labels(n: int, links: list[Edge], root: int) -> dict[Edge, int]:
+    """A bit mask per link of a connected network: bit ``i`` is set when the link lies on the
+    ``i``-th fundamental cycle of a BFS tree from ``root``. Removing a set of links disconnects
+    the network exactly when the masks of some non-empty subset of it XOR to 0 (the set holds a
+    cut), so a bridge has mask 0 and two links with equal masks cut the network together."""
+    adj = adjacency(n, links)
+    parent = {root: 0}
+    order = [root]
+    for v in order:
+        for w in adj[v]:
+            if w not in parent:
+                parent[w] = v
+                order.append(w)
+    tree = {edge(v, p) for v, p in parent.items() if p}
+    below = dict.fromkeys(parent, 0)  # XOR of the cycle bits of the non-tree links at the node
+    labels: dict[Edge, int] = {}
+    for i, e in enumerate(x for x in links if x not in tree):
+        labels[e] = 1 << i
+        below[e[0]] ^= 1 << i
+        below[e[1]] ^= 1 << i
+    for v in reversed(order):  # a tree link's cycles: those with one end in the subtree below it
+        p = parent[v]
+        if p:
+            labels[edge(v, p)] = below[v]
+            below[p] ^= below[v]
+    return labels
+
+
+def _independent(links: list[Edge], labels: dict[Edge, int], r: int) -> list[tuple[Edge, ...]]:
+    """Every ``r``-set of ``links`` whose masks are independent over GF(2) (no subset XORs to
+    0: removing them all keeps the network connected), in ``combinations`` order."""
+    if r == 0:
+        return [()]
+    if r == 1:
+        return [(e,) for e in links if labels[e]]
+    if r == 2:  # two links cut the network together exactly when their masks are equal
+        return [(e, f) for e, f in combinations([e for e in links if labels[e]], 2) if labels[e] != labels[f]]
+    out: list[tuple[Edge, ...]] = []
+    chosen: list[Edge] = []
+
+    def grow(start: int, basis: list[int]) -> None:
+        if len(chosen) == r:
+            out.append(tuple(chosen))
+            return
+        for i in range(start, len(links)):
+            v = labels[links[i]]
+            for b in basis:  # reduce by the basis (sorted by leading bit, high first)
+                v = min(v, v ^ b)
+            if v:
+                chosen.append(links[i])
+                grow(i + 1, sorted([*basis, v], reverse=True))
+                chosen.pop()
+
+    grow(0, [])
+    return out
+
+
 @lru_cache(maxsize=256)
 def causes(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) -> tuple[tuple[Edge, ...], ...]:
     """Every ``k``-set of links whose failure cuts off exactly ``outcome``, sorted.
 
     Such a set breaks the boundary of the cut-off part and ``k - len(boundary)`` more links:
-    any inside the cut-off part, and inside the rest only ones whose loss keeps it connected.
+    any inside the cut-off part, and inside the rest only sets whose loss keeps it connected.
     """
     lost = set(outcome)
     cut = boundary(edges, outcome)
@@ -80,42 +140,46 @@ def causes(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) ->
         return ()
     inside = [e for e in edges if e[0] in lost and e[1] in lost]
     rest = [e for e in edges if e[0] not in lost and e[1] not in lost]
+    if len(bfs_distances(adjacency(n, rest), HUB)) != n - len(lost):
+        return ()  # the rest is cut apart with no link broken at all
+    labels = cycle_labels(n, rest, HUB)
+    order = sorted(edges)
+    index = {e: i for i, e in enumerate(order)}
+    cut_at = [index[e] for e in cut]
     found = []
     for r in range(min(extra, len(rest)) + 1):
-        for gone in combinations(rest, r):
-            kept = [e for e in rest if e not in gone]
-            if len(bfs_distances(adjacency(n, kept), HUB)) != n - len(lost):
-                continue
-            found.extend(tuple(sorted(cut + gone + more)) for more in combinations(inside, extra - r))
-    return tuple(sorted(found))
+        inner = [tuple(index[e] for e in more) for more in combinations(inside, extra - r)]
+        for gone in _independent(rest, labels, r):
+            gone_at = [*cut_at, *(index[e] for e in gone)]
+            found.extend(sorted(gone_at + list(more)) for more in inner)
+    found.sort()
+    return tuple(tuple(order[i] for i in cause) if k == 1 else itemgetter(*cause)(order) for cause in found)
 
 
-def _components(n: int, edges: tuple[Edge, ...], broken: tuple[Edge, ...]) -> tuple[int, ...]:
-    """Component label of every node (index ``v - 1``) in the network without ``broken``."""
-    gone = set(broken)
-    adj = adjacency(n, [e for e in edges if e not in gone])
-    label = [0] * n
-    for v in range(1, n + 1):
-        if not label[v - 1]:
-            for w in bfs_distances(adj, v):
-                label[w - 1] = v
-    return tuple(label)
+def ruled_out(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) -> float:
+    """The share of the ``k``-sets that break the forced boundary (what the outcome forces) that
+    the outcome rules out: they would have cut off other nodes too."""
+    cut = boundary(edges, outcome)
+    total = comb(len(edges) - len(cut), k - len(cut)) if k >= len(cut) else 0
+    return 1 - len(causes(n, edges, k, outcome)) / total if total else 0.0
 
 
-def _range_counts(n: int, broken: tuple[Edge, ...]) -> list[int]:
-    """``broken(a, b)`` of every range ``a <= b`` at index ``(a - 1) * n + b - 1``: how many
-    links of ``broken`` have an end among the nodes ``a..b``."""
-    at: list[list[int]] = [[] for _ in range(n + 1)]
-    for i, (a, b) in enumerate(broken):
-        at[a].append(i)
-        at[b].append(i)
-    counts = [0] * (n * n)
-    for a in range(1, n + 1):
-        seen: set[int] = set()
-        for b in range(a, n + 1):
-            seen.update(at[b])
-            counts[(a - 1) * n + b - 1] = len(seen)
-    return counts
+class _Index:
+    """Answer tables of one public part: a bit per link, a mask per cause, and the masks of the
+    links with both ends at most / at least each node number."""
+
+    def __init__(self, n: int, edges: tuple[Edge, ...], states: tuple[tuple[Edge, ...], ...]) -> None:
+        self.bit = {e: 1 << i for i, e in enumerate(edges)}
+        self.masks = {s: self.mask(s) for s in states}
+        self.first = [(1 << j) - 1 for j in range(len(edges) + 1)]  # the links #1 to #j
+
+    def mask(self, links: tuple[Edge, ...]) -> int:
+        return sum(self.bit.get(tuple(e), 0) for e in links)
+
+
+@lru_cache(maxsize=64)
+def _index(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) -> _Index:
+    return _Index(n, edges, causes(n, edges, k, outcome))
 
 
 class BrokenLink(ShownGraphGame):
@@ -123,29 +187,18 @@ class BrokenLink(ShownGraphGame):
     structure = "graph"
     inference = "abductive"
     levels = tuple(
-        {"n": n, "m": m, "k": k, "extra": x, "part": p, "min_causes": c}
-        for n, m, k, x, p, c in (
-            (5, 6, 2, 1, 1, 4),
-            (16, 42, 4, 2, 2, 700),
-            (16, 46, 4, 2, 2, 850),
-            (16, 52, 5, 2, 3, 1100),
-            (16, 58, 5, 2, 3, 1400),
+        {"n": n, "m": m, "k": k, "extra": x, "part": p, "min_causes": lo, "max_causes": hi, "min_ruled_out": r}
+        for n, m, k, x, p, lo, hi, r in (
+            (6, 7, 2, 1, 1, 4, 5, 0.1),
+            (60, 96, 4, 2, 2, 3200, 3700, 0.1),
+            (64, 102, 4, 2, 2, 3750, 4250, 0.1),
+            (68, 108, 5, 2, 3, 4250, 4700, 0.1),
+            (72, 114, 5, 2, 3, 4700, 5200, 0.1),
         )
     )
-    budgets = (7, 17, 17, 18, 19)
-    transient = ("_tables",)
-    queries = (
-        QuerySpec(
-            "working", (int, int), "is the {link} between these two {nodes} still working (smaller number first)?"
-        ),
-        QuerySpec("reach", (int, int), "can these two {nodes} still reach each other (smaller number first)?"),
-        QuerySpec(
-            "broken",
-            (int, int),
-            "how many broken {links} have an end among the {nodes} numbered from the first to the second "
-            "(inclusive; the same {node} twice: how many of its {links} are broken)?",
-        ),
-    )
+    budgets = (9, 27, 29, 29, 30)
+    transient = ("_table",)
+    queries = (QuerySpec("broken", (int,), "how many of the {links} numbered from #1 up to this number are broken?"),)
     vocabulary = {
         "node": "node",
         "nodes": "nodes",
@@ -155,7 +208,7 @@ class BrokenLink(ShownGraphGame):
         "hub": "hub",
     }
     rules_template = (
-        "A {network} joins the {nodes} numbered 1 to {n}; its {links} are: {edge_list}. "
+        "A {network} joins the {nodes} numbered 1 to {n}; its {links}, numbered, are: {link_list}. "
         "{node_cap} 1 is the {hub}. Exactly {k} {links} have broken, and now {node_plural} {lost_list} "
         "can no longer reach the {hub}; every other {node} still can.\n"
         "Your goal is to find the {k} broken {links}. You may ask one question per turn using the "
@@ -172,9 +225,11 @@ class BrokenLink(ShownGraphGame):
     @classmethod
     def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
         """A cut-off part of 1..``part`` nodes and the rest, each a random connected network,
-        joined by exactly ``k - extra`` links (no rejection but a guard on ``min_causes``)."""
+        joined by exactly ``k - extra`` links; kept when the outcome has ``min_causes`` to
+        ``max_causes`` causes and rules out at least ``min_ruled_out`` of the ways to place the
+        hidden breaks beside the forced ones (the outcome must constrain the cause)."""
         p = cls.levels[level - 1]
-        n, m, across = p["n"], p["m"], p["k"] - p["extra"]
+        n, m, k, across = p["n"], p["m"], p["k"], p["k"] - p["extra"]
         while True:
             size = int(rng.integers(1, p["part"] + 1))
             order = [HUB] + [int(v) + 2 for v in rng.permutation(n - 1)]
@@ -189,57 +244,47 @@ class BrokenLink(ShownGraphGame):
             pairs = [edge(a, b) for a in lost for b in rest]
             edges |= {pairs[int(i)] for i in rng.choice(len(pairs), size=across, replace=False)}
             public = {"edges": tuple(sorted(edges)), "lost": tuple(lost)}
-            if len(causes(n, public["edges"], p["k"], public["lost"])) >= p["min_causes"]:
+            found = len(causes(n, public["edges"], k, public["lost"]))
+            if (
+                p["min_causes"] <= found <= p["max_causes"]
+                and ruled_out(n, public["edges"], k, public["lost"]) >= p["min_ruled_out"]
+            ):
                 return public
 
     def rules_fields(self) -> dict[str, Any]:
         lost = self.public["lost"]
         return {
             **super().rules_fields(),
+            "link_list": ", ".join(f"#{j} {a}-{b}" for j, (a, b) in enumerate(self.edges, 1)),
             "lost_list": ", ".join(str(v) for v in lost),
             "node_cap": self.vocab["node"][:1].upper() + self.vocab["node"][1:],
             "node_plural": self.vocab["node"] if len(lost) == 1 else self.vocab["nodes"],
         }
 
-    def _key(self) -> tuple[tuple[Edge, ...], tuple[int, ...]]:
-        """The public graph and outcome as hashable tuples (computed once per instance)."""
-        return self.edges, tuple(self.public["lost"])
+    def _key(self) -> tuple[int, tuple[Edge, ...], int, tuple[int, ...]]:
+        """The level's size and the public graph and outcome as hashable tuples."""
+        return self.params["n"], self.edges, self.params["k"], tuple(self.public["lost"])
 
     def candidate_states(self) -> tuple[tuple[Edge, ...], ...]:
-        edges, lost = self._key()
-        return causes(self.params["n"], edges, self.params["k"], lost)
-
-    def query_args(self, name: str) -> list[tuple]:
-        n = self.params["n"]
-        if name == "working":
-            return [tuple(e) for e in self.public["edges"]]
-        if name == "broken":
-            return [(a, b) for a in range(1, n + 1) for b in range(a, n + 1)]
-        return all_pairs(n)
-
-    def example_args(self, name: str) -> tuple:
-        if name == "working":
-            return tuple(self.public["edges"][0])
-        return (2, 3) if name == "reach" else (2, self.params["n"] // 2)
+        return causes(*self._key())
 
     @cached_property
-    def _tables(self) -> dict[str, dict[tuple[Edge, ...], Any]]:
-        """Per state, the ``broken`` counts of every range and the component label of every
-        node, built on the first question about that state (the oracle asks every query of
-        every candidate); left out of pickles."""
-        return {"broken": {}, "reach": {}}
+    def _table(self) -> _Index:
+        """The answer tables of this public part (shared by instances; left out of pickles)."""
+        return _index(*self._key())
+
+    def query_args(self, name: str) -> list[tuple]:
+        return [(j,) for j in range(1, len(self.public["edges"]) + 1)]
+
+    def example_args(self, name: str) -> tuple:
+        return (len(self.public["edges"]) // 2,)
 
     def respond(self, hidden: tuple[Edge, ...], name: str, args: tuple) -> Hashable:
-        if name == "working":
-            return args not in hidden
-        n = self.params["n"]
-        table = self._tables[name].get(hidden)
-        if table is None:
-            build = _range_counts if name == "broken" else partial(_components, edges=self._key()[0])
-            table = self._tables[name][hidden] = build(n, broken=hidden)
-        if name == "broken":
-            return table[(args[0] - 1) * n + args[1] - 1]
-        return table[args[0] - 1] == table[args[1] - 1]
+        table = self._table
+        mask = table.masks.get(hidden)
+        if mask is None:  # a set of links that is no cause of this outcome (tests, probes)
+            mask = table.mask(hidden)
+        return (mask & table.first[args[0]]).bit_count()
 
     def parse_answer(self, text: str) -> tuple[Edge, ...]:
         edges = [tuple(e) for e in self.public["edges"]]

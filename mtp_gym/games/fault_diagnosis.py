@@ -1,28 +1,39 @@
 """Fault Diagnosis (set, abductive): explain an observed set of affected {items} by its causes.
 
-The configuration (public) shows ``s`` {sources} ``A, B, ...``, each linked to a set of
+The configuration (public) shows ``s`` {sources} numbered ``1..s``, each linked to ``r`` = 2
 {items} among ``1..n``, the number ``k`` of {sources} that have a {fault}, and the observed
-outcome: the set of {items} affected, which is exactly the union of the links of the ``k``
-faulty {sources}. The hidden state is the cause: those ``k`` {sources}. Several ``k``-sets of
-{sources} explain the outcome (their links lie inside it and together cover it); the agent
-reasons backward from the outcome and gathers evidence to single out the true cause:
+outcome: the set of ``k * r`` {items} affected, which is exactly the union of the links of the
+``k`` faulty {sources} (so their links split it, none overlapping). The hidden state is the
+cause: those ``k`` {sources}. Of the many ``k``-sets of {sources}, the outcome rules out all but
+the few whose links lie inside it and split it (from level 2, millions of 6-sets down to 50 to
+1500); the agent reasons backward from the outcome and gathers evidence to single out the
+true cause:
 
-* ``faulty(X)``: does {source} ``X`` have a {fault}? (Yes/No)
-* ``reach(i)``: how many faulty {sources} are linked to {item} ``i``? (a number)
+* ``faulty(x)``: does {source} ``x`` have a {fault}? (Yes/No)
+* ``affected(x)``: which {items} the faulty {sources} numbered ``1`` to ``x`` affect (the outcome
+  of those {faults} alone; a set of {items}, possibly none)
 
 Asking ``faulty`` on every {source} always identifies the cause, so the game is well-posed.
 
-Configurations: links are distinct random ``r``-sets of {items}; a cause is drawn, its outcome
-computed, and the draw is kept only when the number of explanations of the outcome lies in
-the level's range (then the hidden cause is uniform over these explanations, the posterior
-under a uniform prior). Levels ``(s, n, k, r)`` and explanations: (8, 8, 3, 2) 4-7,
-(10, 12, 4, 3) 8-15, (12, 12, 4, 3) 16-31, (14, 16, 5, 3) 32-63, (16, 16, 6, 3) 64-127; so
-level 1 already offers at least 4 explanations, and the count doubles at each level.
+Configurations: the outcome is a random set of ``k * r`` {items}; ``e`` {sources} are linked
+inside it (``k`` of them split it, the others are random) and ``d`` more reach outside it (they
+cannot be at fault); the {sources} are numbered in a random order. A draw is kept when the
+number of explanations lies in the level's range (after a bounded number of draws, the closest
+one is kept), and the hidden cause is uniform over the explanations (the posterior under a
+uniform prior). Levels ``(n, k, e, d)`` and explanations: (8, 3, 10, 2) 4-7, (16, 6, 33, 4)
+50-140, (16, 6, 36, 4) 120-300, (18, 6, 40, 6) 300-700, (20, 6, 46, 6) 700-1500.
+
+From level 2 there are 37 to 52 {sources}, and a scan ``faulty(1), faulty(2), ...`` (or
+``affected`` of 1, 2, ... in turn, which tells no more), even skipping the {sources} the
+replies settle, must reach about the fifth faulty one before the outcome pins the last: more
+questions than the budget in most configurations. ``affected`` over a well-chosen prefix tells
+which part of the outcome its {sources} account for, and halving the prefixes finds the cause
+in about 3 turns. The game used to ask ``reach(i)`` (how many faulty {sources} an {item} is
+linked to): the outcome {items} were few, and a scan of them kept up with the oracle.
 """
 
 from __future__ import annotations
 
-import string
 from collections.abc import Hashable
 from functools import lru_cache
 from itertools import combinations
@@ -30,44 +41,90 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec, answer_items
+from mtp_gym.games.base import Game, QuerySpec, answer_subset
 
-Cause = tuple  # sorted source letters
+#: Per level: {items} ``n``, faulty {sources} ``k``, {sources} linked inside the outcome ``e``
+#: and reaching outside it ``d``, and the range of explanations a configuration must have.
+LEVELS = (
+    (8, 3, 10, 2, (4, 7)),
+    (16, 6, 33, 4, (50, 140)),
+    (16, 6, 36, 4, (120, 300)),
+    (18, 6, 40, 6, (300, 700)),
+    (20, 6, 46, 6, (700, 1500)),
+)
+R = 2  # {items} per link
+TRIES = 50  # draws per configuration before the closest one is kept
+Cause = tuple  # sorted source numbers (1-based)
+Links = tuple  # per source (numbered 1, 2, ...), its sorted item numbers
+
+
+def _mask(items: tuple[int, ...]) -> int:
+    return sum(1 << (i - 1) for i in items)
 
 
 @lru_cache(maxsize=1024)  # bounded: generated configs bring new keys forever
-def explanations(links: tuple[tuple[int, ...], ...], outcome: tuple[int, ...], k: int) -> tuple[Cause, ...]:
-    """Every ``k``-set of {sources} (letters) whose links' union is exactly ``outcome``."""
-    target = frozenset(outcome)
-    eligible = [i for i, link in enumerate(links) if target.issuperset(link)]
-    out = []
-    for combo in combinations(eligible, k):
-        if frozenset().union(*(links[i] for i in combo)) == target:
-            out.append(tuple(string.ascii_uppercase[i] for i in combo))
-    return tuple(out)
+def explanations(links: Links, outcome: tuple[int, ...], k: int) -> tuple[Cause, ...]:
+    """Every ``k``-set of {sources} (numbers, sorted) whose links' union is exactly ``outcome``,
+    sorted. The outcome has ``k * r`` {items} and every link ``r``, so such a set splits the
+    outcome: a search covers the lowest uncovered {item} by each link that holds it and fits."""
+    target = _mask(outcome)
+    holding: dict[int, list[tuple[int, int]]] = {}  # lowest-bit index -> links (number, mask) holding it
+    for x, link in enumerate(links, 1):
+        m = _mask(link)
+        if m & ~target == 0:
+            for i in link:
+                holding.setdefault(i - 1, []).append((x, m))
+    out: list[Cause] = []
+    picked: list[int] = []
+
+    def walk(covered: int) -> None:
+        if covered == target:
+            out.append(tuple(sorted(picked)))
+            return
+        free = target & ~covered
+        for x, m in holding.get((free & -free).bit_length() - 1, ()):
+            if m & covered == 0:
+                picked.append(x)
+                walk(covered | m)
+                picked.pop()
+
+    walk(0)
+    return tuple(sorted(out))
+
+
+def _draw(n: int, k: int, e: int, d: int, rng: np.random.Generator) -> tuple[Links, tuple[int, ...]]:
+    """A random outcome of ``k * R`` {items} among ``1..n`` and ``e + d`` distinct ``R``-sets of
+    {items} (links, numbered at random): ``k`` of them split the outcome, ``e - k`` more lie
+    inside it, and ``d`` reach outside it."""
+    order = [int(i) + 1 for i in rng.permutation(n)]
+    o = k * R
+    outcome, outside = tuple(sorted(order[:o])), set(order[o:])
+    split = [tuple(sorted(order[j : j + R])) for j in range(0, o, R)]
+    inside = [c for c in combinations(outcome, R) if c not in split]
+    across = [c for c in combinations(range(1, n + 1), R) if outside.intersection(c)]
+    links = split + [inside[int(i)] for i in rng.choice(len(inside), size=e - k, replace=False)]
+    links += [across[int(i)] for i in rng.choice(len(across), size=d, replace=False)]
+    return tuple(links[int(i)] for i in rng.permutation(len(links))), outcome
 
 
 class FaultDiagnosis(Game):
     name = "FaultDiagnosis"
     structure = "set"
     inference = "abductive"
-    levels = (
-        {"s": 8, "n": 8, "k": 3, "r": 2, "explanations": (4, 7)},
-        {"s": 10, "n": 12, "k": 4, "r": 3, "explanations": (8, 15)},
-        {"s": 12, "n": 12, "k": 4, "r": 3, "explanations": (16, 31)},
-        {"s": 14, "n": 16, "k": 5, "r": 3, "explanations": (32, 63)},
-        {"s": 16, "n": 16, "k": 6, "r": 3, "explanations": (64, 127)},
-    )
-    budgets = (7, 8, 10, 11, 12)
+    levels = tuple({"n": n, "k": k, "e": e, "d": d, "explanations": x} for n, k, e, d, x in LEVELS)
+    budgets = (6, 7, 7, 8, 8)
     queries = (
-        QuerySpec("faulty", (str,), "does this {source} have a {fault}?"),
-        QuerySpec("reach", (int,), "how many {sources} with a {fault} are linked to this {item}?"),
+        QuerySpec("faulty", (int,), "does this {source} have a {fault}?"),
+        QuerySpec(
+            "affected",
+            (int,),
+            "which {items} do the {sources} with a {fault} numbered from 1 to this one affect?",
+        ),
     )
     vocabulary = {"source": "source", "sources": "sources", "item": "item", "items": "items", "fault": "fault"}
     rules_template = (
-        "There are {s} {sources} ({letters}) and {n} {items} (1 to {n}). Each {source} is linked "
-        "to some {items}:\n{link_lines}\nExactly {k} {sources} have a {fault}, and a {fault} "
+        "There are {s} {sources} (numbered 1 to {s}) and {n} {items} (1 to {n}). Each {source} is "
+        "linked to two {items}:\n{link_lines}\nExactly {k} {sources} have a {fault}, and a {fault} "
         "affects every {item} linked to its {source}. Observed outcome: the {items} affected are "
         "exactly {outcome_text}. Your goal is to find the {k} {sources} with a {fault} that caused "
         "this outcome; several sets of {k} {sources} could explain it. You may ask one question "
@@ -78,61 +135,75 @@ class FaultDiagnosis(Game):
 
     @property
     def answer_format(self) -> str:  # type: ignore[override]
-        return "<answer>" + ", ".join(string.ascii_uppercase[: self.params["k"]]) + "</answer>"
+        return "<answer>" + ", ".join(str(i) for i in range(1, self.params["k"] + 1)) + "</answer>"
 
     @classmethod
     def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
         p = cls.levels[level - 1]
         low, high = p["explanations"]
-        while True:
-            links = tuple(
-                tuple(sorted(int(x) + 1 for x in rng.choice(p["n"], size=p["r"], replace=False))) for _ in range(p["s"])
-            )
-            if len(set(links)) < p["s"]:
-                continue  # two sources with the same links could only be told apart by `faulty`
-            cause = rng.choice(p["s"], size=p["k"], replace=False)
-            outcome = tuple(sorted(set().union(*(links[int(i)] for i in cause))))
-            if low <= len(explanations(links, outcome, p["k"])) <= high:
-                return {"links": links, "outcome": outcome}
+        best: tuple[int, dict[str, Any]] | None = None
+        for _ in range(TRIES):
+            links, outcome = _draw(p["n"], p["k"], p["e"], p["d"], rng)
+            count = len(explanations(links, outcome, p["k"]))
+            miss = max(low - count, count - high, 0)
+            if best is None or miss < best[0]:
+                best = (miss, {"links": links, "outcome": outcome})
+            if miss == 0:
+                break
+        assert best is not None
+        return best[1]
 
     def rules_fields(self) -> dict[str, Any]:
         lines = [
-            f"  {self.vocab['source']} {string.ascii_uppercase[i]}: {', '.join(map(str, link))}"
-            for i, link in enumerate(self.public["links"])
+            f"  {self.vocab['source']} {x}: {', '.join(map(str, link))}"
+            for x, link in enumerate(self.public["links"], 1)
         ]
         return {
+            "s": len(self.public["links"]),
             "link_lines": "\n".join(lines),
             "outcome_text": ", ".join(map(str, self.public["outcome"])),
-            "letters": ", ".join(string.ascii_uppercase[: self.params["s"]]),
         }
 
     def candidate_states(self) -> tuple[Cause, ...]:
         return explanations(tuple(self.public["links"]), tuple(self.public["outcome"]), self.params["k"])
 
     def query_args(self, name: str) -> list[tuple]:
-        if name == "faulty":
-            return [(x,) for x in string.ascii_uppercase[: self.params["s"]]]
-        return [(i,) for i in range(1, self.params["n"] + 1)]
+        return [(x,) for x in range(1, len(self.public["links"]) + 1)]
 
     def example_args(self, name: str) -> tuple:
-        return ("B",) if name == "faulty" else (self.public["outcome"][0],)
+        return (2,) if name == "faulty" else (len(self.public["links"]) // 2,)
 
     def respond(self, hidden: Cause, name: str, args: tuple) -> Hashable:
-        if name == "faulty":
-            return args[0] in hidden
+        if name == "faulty":  # yes/no as text: one info kind with the tuple replies of `affected`
+            return "yes" if args[0] in hidden else "no"
         links = self.public["links"]
-        return sum(args[0] in links[string.ascii_uppercase.index(x)] for x in hidden)
+        return tuple(sorted({i for x in hidden if x <= args[0] for i in links[x - 1]}))
+
+    def render_value(self, name: str, args: tuple, value: Hashable) -> str:
+        if name == "affected":
+            return ", ".join(map(str, value)) if value else "none"  # type: ignore[arg-type]
+        return str(value).capitalize()
+
+    def wrong_answer(self, name: str, args: tuple, hidden: Any = None) -> Hashable:
+        """The other yes/no for ``faulty``; for ``affected``, the default, or, when every
+        explanation gives the same reply, that reply without the {items} of its
+        highest-numbered faulty {source} (or, for none, the first link inside the outcome)."""
+        h = self.hidden if hidden is None else hidden
+        truth = self.respond(h, name, args)
+        if name == "faulty":
+            return "no" if truth == "yes" else "yes"
+        if any(self.respond(s, name, args) != truth for s in self.candidate_states()):
+            return super().wrong_answer(name, args, hidden)
+        links = self.public["links"]
+        if truth:
+            last = links[max(x for x in h if x <= args[0]) - 1]
+            return tuple(i for i in truth if i not in last)
+        return next(link for link in links if set(link) <= set(self.public["outcome"]))
 
     def parse_answer(self, text: str) -> Cause:
-        s, k = self.params["s"], self.params["k"]
-        parts = answer_items(text)
-        letters = string.ascii_uppercase[:s]
-        values = tuple(sorted({p.upper() for p in parts}))
-        if len(parts) != k or len(values) != k or not all(len(v) == 1 and v in letters for v in values):
-            raise InvalidAction(
-                f"submit exactly {k} distinct {self.vocab['sources']} among {', '.join(letters)}, as {self.answer_format}."
-            )
-        return values
+        s, k = len(self.public["links"]), self.params["k"]
+        message = f"submit exactly {k} distinct {self.vocab['sources']} from 1 to {s}, as {self.answer_format}."
+        return answer_subset(text, self.answer_format, k, 1, s, message)
 
     def format_answer(self, target: Hashable) -> str:
-        return ", ".join(target)
+        return ", ".join(str(x) for x in target)

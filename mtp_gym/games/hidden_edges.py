@@ -1,10 +1,23 @@
-"""Hidden Edges (graph, deductive): find the hidden edge set of a graph from edge and degree facts.
+"""Hidden Edges (graph, deductive): find the hidden edge set of a graph from edge facts and edge counts.
 
 The env hides a graph on the {nodes} ``1..n`` with exactly ``m`` {edges} (``n`` and ``m`` are
-told). Queries: ``edge(a, b)`` (are ``a`` and ``b`` joined?) and ``degree(a)`` (how many
-{edges} touch ``a``?). The agent submits the whole edge set; it follows deductively from the
-replies (asking every ``edge(a, b)`` always suffices). Levels grow ``(n, m)``: (4, 2), (5, 3),
-(6, 3), (6, 4), (7, 4), i.e. C(C(n,2), m) = 15, 120, 455, 1365, 5985 states.
+told). Queries: ``edge(a, b)`` (are ``a`` and ``b`` joined?), ``below(v)`` (how many {edges}
+join two {nodes} both numbered ``v`` or lower?) and ``above(v)`` (... both numbered ``v`` or
+higher?). The agent submits the whole edge set; it follows deductively from the replies (asking
+every ``edge(a, b)`` always suffices).
+
+Levels grow ``(n, m)``: (4, 2), (12, 2), (14, 2), (16, 2), (18, 2), i.e. C(C(n,2), m) = 15, 2145,
+4095, 7140 and 11628 states. From level 2 no reasoning-free sweep fits the budget: the graph is
+sparse, so a read-off of the pairs in order meets a hidden {edge} about once in 30 to 75 pairs;
+a ``below`` count per {node} number in order reads off the larger end of each {edge} one number
+at a time and leaves the smaller ends open (``above`` the other way round). A count aimed at the
+middle of the numbers still in doubt halves them, and a pair is asked only when both its ends
+are pinned down: the oracle needs about ``log2(states)`` turns.
+
+Version History: v0 (issue 25) ``degree(a)`` replaced by the ``below``/``above`` counts (a
+degree per {node} lists the ends of the {edges}, leaving only their pairing open) and levels
+2-5 rebuilt around sparse graphs on more {nodes} (were (5, 3) to (7, 4): a read-off of every
+pair fit the budget).
 """
 
 from __future__ import annotations
@@ -26,11 +39,12 @@ class HiddenEdges(Game):
     name = "HiddenEdges"
     structure = "graph"
     inference = "deductive"
-    levels = tuple({"n": n, "m": m} for n, m in ((4, 2), (5, 3), (6, 3), (6, 4), (7, 4)))
-    budgets = (9, 11, 15, 17, 19)
+    levels = tuple({"n": n, "m": m} for n, m in ((4, 2), (12, 2), (14, 2), (16, 2), (18, 2)))
+    budgets = (11, 25, 27, 29, 31)
     queries = (
         QuerySpec("edge", (int, int), "is there an {edge} between these two {nodes} (smaller number first)?"),
-        QuerySpec("degree", (int,), "how many {edges} touch this {node}?"),
+        QuerySpec("below", (int,), "how many {edges} join two {nodes} that are both numbered this or lower?"),
+        QuerySpec("above", (int,), "how many {edges} join two {nodes} that are both numbered this or higher?"),
     )
     vocabulary = {"node": "node", "nodes": "nodes", "edge": "edge", "edges": "edges", "graph": "graph"}
     rules_template = (
@@ -53,15 +67,18 @@ class HiddenEdges(Game):
         n = self.params["n"]
         if name == "edge":
             return all_pairs(n)
-        return [(a,) for a in range(1, n + 1)]
+        return [(v,) for v in range(1, n + 1)]
 
     def example_args(self, name: str) -> tuple:
-        return (1, 3) if name == "edge" else (2,)
+        return (1, 3) if name == "edge" else (self.params["n"] // 2,)
 
     def respond(self, hidden: tuple[Edge, ...], name: str, args: tuple) -> Hashable:
         if name == "edge":
             return args in hidden
-        return sum(args[0] in e for e in hidden)
+        v = args[0]
+        if name == "below":
+            return sum(b <= v for _, b in hidden)
+        return sum(a >= v for a, _ in hidden)
 
     def parse_answer(self, text: str) -> tuple[Edge, ...]:
         return parse_edges(text, all_pairs(self.params["n"]), self.params["m"], self.answer_format)

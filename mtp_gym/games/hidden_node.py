@@ -1,35 +1,77 @@
 """Hidden Node (graph, deductive): find the hidden {node} of a shown graph from distance facts.
 
 The rules show a connected {graph} on the {nodes} ``1..n`` (its {edges}); the env hides one
-{node}. The only query is ``within(x, d)``: is the hidden {node} at most ``d`` {steps} from
-{node} ``x`` (``d`` = 0, 1 or 2; a {step} follows one {edge})? The agent submits the {node};
-it follows deductively from the replies and the shown {edges} (``within(x, 0)`` for every
-``x`` always suffices; intersecting neighbourhoods needs far fewer). Levels grow the graph,
-``(n nodes, m edges)``: (6, 7), (9, 11), (13, 16), (18, 23), (25, 32); the hidden space is
-the ``n`` {nodes}.
+{node}. The only query is ``within(d, x)``: is the hidden {node} at most ``d`` {steps} from
+{node} ``x`` (``d`` = 0 to ``D``; a {step} follows one {edge}; the number of {steps} comes
+first)? The agent submits the {node}; it follows deductively from the replies and the shown
+{edges} (``within(0, x)`` for every ``x`` always suffices; intersecting neighbourhoods needs far
+fewer).
+
+The {graph} is a random tree with an extra {edge} at every leaf (so no {node} hangs alone off
+another: two leaves of one {node} could only be told apart one by one) and a few more random
+{edges}. Levels ``(n, m, D)``: (6, 7, 2), then 90 to 140 {nodes} with ``D`` = 3: (90, 112),
+(105, 131), (120, 150), (140, 175). The hidden space is the ``n`` {nodes}. From level 2 the
+{nodes} far outnumber the turns: the questions in their natural order start with the 0-{step}
+ones ("is it this {node}?"), so a sweep in that order fits the budget only when the hidden
+{node} comes among the first fifth (14-19% of the draws), while a ball of the right size
+around the right {node} halves the candidates: the oracle needs about ``log2(n) + 1`` turns.
+
+Only log2(n) bits are hidden and a ball question splits almost any set of candidates, so the
+lever is that order: a sweep asking the largest balls first (``within(3, x)`` for every ``x``,
+then 2, ...) asks about as many useful questions as the oracle and fits the budget in every
+configuration of the split; one asking every radius around a {node} before the next {node}
+fits in about half of them.
+
+Version History: v0 (issue 25) the number of {steps} comes first (was the {node}), ``D`` = 3
+from level 2, and levels 2-5 rebuilt on 90 to 140 {nodes} (were 9 to 25: a sweep of the
+questions in order fit the budget).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
-from mtp_gym.games._graph import ShownGraphGame, adjacency, bfs_distances
+import numpy as np
+
+from mtp_gym.games._graph import Edge, ShownGraphGame, adjacency, all_pairs, bfs_distances, edge, random_connected_graph
 from mtp_gym.games.base import QuerySpec, answer_number
 
-MAX_RADIUS = 2
+
+def graph_without_leaves(n: int, m: int, rng: np.random.Generator) -> tuple[Edge, ...]:
+    """A connected graph on ``1..n`` with ``m`` edges and no node of degree 1: a random tree
+    (:func:`~mtp_gym.games._graph.random_connected_graph`), an edge from every leaf to a random
+    other node, then random extra edges up to ``m`` (more if the leaves needed them)."""
+    edges = set(random_connected_graph(n, n - 1, rng))
+    adj = adjacency(n, edges)
+    for v in range(1, n + 1):
+        if len(adj[v]) == 1:
+            others = [u for u in range(1, n + 1) if u != v and u not in adj[v]]
+            u = others[int(rng.integers(len(others)))]
+            edges.add(edge(u, v))
+            adj[u].append(v)
+            adj[v].append(u)
+    if len(edges) < m:
+        rest = [p for p in all_pairs(n) if p not in edges]
+        for i in rng.choice(len(rest), size=m - len(edges), replace=False):
+            edges.add(rest[int(i)])
+    return tuple(sorted(edges))
 
 
 class HiddenNode(ShownGraphGame):
     name = "HiddenNode"
     structure = "graph"
     inference = "deductive"
-    levels = tuple({"n": n, "m": m} for n, m in ((6, 7), (9, 11), (13, 16), (18, 23), (25, 32)))
-    budgets = (8, 9, 10, 11, 12)
+    levels = tuple(
+        {"n": n, "m": m, "D": d} for n, m, d in ((6, 7, 2), (90, 112, 3), (105, 131, 3), (120, 150, 3), (140, 175, 3))
+    )
+    budgets = (9, 18, 19, 19, 21)
+    transient = ("_dist_cache",)
     queries = (
         QuerySpec(
             "within",
             (int, int),
-            f"is the hidden {{node}} at most this many {{steps}} (0 to {MAX_RADIUS}) away from this {{node}}?",
+            "is the hidden {node} at most this many {steps} (0 to {D}) away from this {node}?",
         ),
     )
     vocabulary = {
@@ -44,11 +86,16 @@ class HiddenNode(ShownGraphGame):
         "Here is a {graph} on the {nodes} numbered 1 to {n}; its {edges} are: {edge_list}. "
         "A {step} goes along one of these {edges}, in either direction.\n"
         "I have selected a hidden {node}. Your goal is to find it. You may ask one question per turn "
-        "using the following format (first the {node}, then the number of {steps}):\n{query_formats}\n"
+        "using the following format (first the number of {steps}, then the {node}):\n{query_formats}\n"
         "When you know the answer, submit the hidden {node}:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
     )
     answer_format = "<answer>3</answer>"
+
+    @classmethod
+    def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
+        p = cls.levels[level - 1]
+        return {"edges": graph_without_leaves(p["n"], p["m"], rng)}
 
     def _distances(self) -> dict[int, dict[int, int]]:
         """All-pairs hop distances of the shown graph (computed once per instance)."""
@@ -62,13 +109,22 @@ class HiddenNode(ShownGraphGame):
         return tuple(range(1, self.params["n"] + 1))
 
     def query_args(self, name: str) -> list[tuple]:
-        return [(x, d) for x in range(1, self.params["n"] + 1) for d in range(MAX_RADIUS + 1)]
+        return [(d, x) for d in range(self.params["D"] + 1) for x in range(1, self.params["n"] + 1)]
 
     def example_args(self, name: str) -> tuple:
-        return (2, 1)
+        return (1, 2)
 
     def respond(self, hidden: int, name: str, args: tuple) -> Hashable:
-        return self._distances()[args[0]][hidden] <= args[1]
+        return self._distances()[args[1]][hidden] <= args[0]
+
+    def _why_illegal(self, name: str, args: tuple) -> str:
+        why = super()._why_illegal(name, args)
+        d, x = args
+        if 0 <= x <= self.params["D"] and 1 <= d <= self.params["n"]:  # the node given first, it seems
+            why += (
+                f" (first the number of {self.vocab['steps']}, 0 to {self.params['D']}, then the {self.vocab['node']})"
+            )
+        return why
 
     def parse_answer(self, text: str) -> int:
         n = self.params["n"]

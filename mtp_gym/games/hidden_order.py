@@ -1,11 +1,21 @@
-"""Hidden Order (sequence, deductive): find a hidden ordering of n {items} from order facts.
+"""Hidden Order (sequence, deductive): find where two loose {items} stand in a hidden order.
 
-The env places the ``n`` {items} ``A, B, C, ...`` in a hidden order (a permutation, position 1
-first). Queries: ``before(x, y)`` (is ``x`` placed before ``y``?) and ``adjacent(x, y)`` (are
-``x`` and ``y`` next to each other?). The agent submits the whole order. The answer follows
-deductively from the replies: the ``before`` answers of all pairs fix the order, so the game is
-well-posed; a good player sorts by comparisons (about ``log2(n!)`` questions).
-Levels grow ``n``: 3, 4, 5, 6, 7 {items}, i.e. 6 to 5040 hidden orders.
+A row holds ``n`` numbered {items} ``1, 2, ..., n`` in increasing order (told) and two loose
+{items} ``X`` and ``Y`` merged into it at hidden places (anywhere, in either order): the hidden
+state is the merged order of the ``n + 2`` {items}. Queries compare a loose {item} with any
+other: ``before(a, b)`` (is ``a`` placed before ``b``?) and ``adjacent(a, b)`` (are they next to
+each other?), where ``a`` or ``b`` is ``X`` or ``Y`` (the order of the numbered {items} is
+known). The agent submits the place of ``X`` and of ``Y`` in the row (1 first), which fixes the
+whole order: the game is well-posed (the ``before`` answers of ``X`` and ``Y`` with every
+{item} fix their places).
+
+This is the unbalanced merge of a long sorted list with a short one: binary insertion places
+a loose {item} in about ``log2(n)`` comparisons, while a read-off of the pairs in order (a
+linear merge) compares each loose {item} with the numbered ones one by one until it passes it.
+Sorting a whole permutation by comparisons does not separate the two (a fixed-order read-off
+with exact books is quicksort, within about 15% of ``log2(m!)`` comparisons), so the levels
+keep the permutation simple and the row long. Level 1 is small (2 numbered {items}: 12 orders);
+levels 2-5 have 56, 64, 72 and 80 numbered {items}: 3306, 4290, 5402 and 6642 orders.
 """
 
 from __future__ import annotations
@@ -13,18 +23,43 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable
 from functools import cache
-from itertools import permutations
 from typing import Any
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
 
-LETTERS = "ABCDEFGHIJ"
+#: Item names of games that need letters (Swap History's row).
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+LOOSE = ("X", "Y")
+
+Places = tuple[int, int]  # (place of X, place of Y), 1-based in the merged row of n + 2 items
 
 
 @cache
-def _orders(n: int) -> tuple[tuple[str, ...], ...]:
-    return tuple(permutations(LETTERS[:n]))
+def _placements(n: int) -> tuple[Places, ...]:
+    """Every (place of X, place of Y) in a row of ``n + 2`` items."""
+    size = n + 2
+    return tuple((x, y) for x in range(1, size + 1) for y in range(1, size + 1) if x != y)
+
+
+def merged(n: int, places: Places) -> tuple[str, ...]:
+    """The row of ``n`` numbered items with X and Y at ``places``."""
+    numbers = iter(str(i) for i in range(1, n + 1))
+    where = {places[0]: "X", places[1]: "Y"}
+    return tuple(where[p] if p in where else next(numbers) for p in range(1, n + 3))
+
+
+def place_of(n: int, places: Places, item: str) -> int:
+    """The 1-based place of ``item`` (a number as text, ``X`` or ``Y``) in the merged row."""
+    if item == "X":
+        return places[0]
+    if item == "Y":
+        return places[1]
+    place = int(item)
+    for p in sorted(places):  # each loose item at or before it pushes it one place on
+        if p <= place:
+            place += 1
+    return place
 
 
 def parse_letters(text: str, allowed: str) -> tuple[str, ...]:
@@ -39,53 +74,68 @@ class HiddenOrder(Game):
     name = "HiddenOrder"
     structure = "sequence"
     inference = "deductive"
-    levels = tuple({"n": n} for n in (3, 4, 5, 6, 7))
-    budgets = (8, 12, 16, 21, 27)
+    levels = tuple({"n": n} for n in (2, 56, 64, 72, 80))
+    budgets = (11, 30, 31, 31, 32)
     queries = (
         QuerySpec("before", (str, str), "is the first {item} placed before the second one in the {order}?"),
         QuerySpec("adjacent", (str, str), "are these two {items} next to each other in the {order}?"),
     )
     vocabulary = {"item": "item", "items": "items", "order": "sequence"}
     rules_template = (
-        "I have arranged the {n} {items} {letters} in a hidden {order} (each {item} exactly once). "
-        "Your goal is to find the whole {order}, first {item} first. You may ask one question per "
-        "turn using the following format:\n{query_formats}\n"
-        "When you know the answer, submit the {items} in {order} separated by commas:\n"
+        "I have arranged {size} {items} in a hidden {order}: the numbered {items} 1 to {n}, which keep "
+        "their numerical order, and two loose {items} X and Y, which may stand anywhere (X before or "
+        "after Y). Your goal is to find the whole {order}, that is, the place of X and of Y "
+        "({places_text}). You may ask one question per turn about X or Y and any other {item} "
+        "using the following format:\n{query_formats}\n"
+        "When you know the answer, submit the places of X and Y:\n"
         "{answer_format}\nYou have {budget} turns in all (questions and the answer)."
     )
 
     @property
     def answer_format(self) -> str:  # type: ignore[override]
-        return "<answer>" + ", ".join(LETTERS[: self.params["n"]]) + "</answer>"
+        return f"<answer>X {max(1, self.params['n'] // 4)}, Y {self.params['n'] // 2 + 2}</answer>"
 
     def rules_fields(self) -> dict[str, Any]:
-        return {"letters": ", ".join(LETTERS[: self.params["n"]])}
+        size = self.params["n"] + 2
+        return {"size": size, "places_text": f"places 1 to {size}, place 1 first"}
 
-    def candidate_states(self) -> tuple[tuple[str, ...], ...]:
-        return _orders(self.params["n"])
+    def candidate_states(self) -> tuple[Places, ...]:
+        return _placements(self.params["n"])
+
+    def _items(self) -> list[str]:
+        return [str(i) for i in range(1, self.params["n"] + 1)] + list(LOOSE)
 
     def query_args(self, name: str) -> list[tuple]:
-        items = LETTERS[: self.params["n"]]
-        return [(x, y) for x in items for y in items if x != y]
+        items = self._items()
+        return [(a, b) for a in items for b in items if a != b and (a in LOOSE or b in LOOSE)]
 
     def example_args(self, name: str) -> tuple:
-        return ("A", "C")
+        return ("X", str(max(1, self.params["n"] // 2)))
 
     def parse_query(self, name: str, content: str) -> tuple:
         return super().parse_query(name, content.upper())
 
-    def respond(self, hidden: tuple[str, ...], name: str, args: tuple) -> Hashable:
-        i, j = hidden.index(args[0]), hidden.index(args[1])
+    def respond(self, hidden: Places, name: str, args: tuple) -> Hashable:
+        n = self.params["n"]
+        i, j = place_of(n, hidden, args[0]), place_of(n, hidden, args[1])
         return i < j if name == "before" else abs(i - j) == 1
 
-    def parse_answer(self, text: str) -> tuple[str, ...]:
-        items = LETTERS[: self.params["n"]]
-        order = parse_letters(text, items)
-        if sorted(order) != list(items):
-            raise InvalidAction(
-                f"submit each of the {self.params['n']} {self.vocab['items']} exactly once, as {self.answer_format}."
-            )
-        return order
+    def parse_answer(self, text: str) -> Places:
+        size = self.params["n"] + 2
+        message = f"submit the place (1 to {size}) of X and of Y, two different places, as {self.answer_format}."
+        numbers = re.findall(r"-?\d+", text)
+        if len(numbers) != 2:
+            raise InvalidAction(message)
+        pairs = re.findall(r"\b([xy])\b\D{0,12}?(\d+)", text.lower())
+        found = {letter: int(place) for letter, place in pairs}
+        if len(pairs) != 2 or set(found) != {"x", "y"}:
+            if re.search(r"[a-z]", text.lower()):  # bare "5, 40" is X first, then Y
+                raise InvalidAction(message)
+            found = {"x": int(numbers[0]), "y": int(numbers[1])}
+        places = (found["x"], found["y"])
+        if not all(1 <= p <= size for p in places) or places[0] == places[1]:
+            raise InvalidAction(message)
+        return places
 
     def format_answer(self, target: Hashable) -> str:
-        return ", ".join(target)
+        return f"X {target[0]}, Y {target[1]}"

@@ -1,53 +1,80 @@
-"""Hidden Subset (set, deductive): find a hidden k-subset of {1..n} from membership and counts.
+"""Hidden Subset (set, deductive): find a hidden set of 1 to k items of {1..n} from membership and counts.
 
-The env hides a subset ``S`` of ``k`` distinct {item}s of ``{1, ..., n}`` (``n`` and ``k`` are
-told). Queries: ``member(x)`` (is ``x`` in ``S``?) and ``count(a, b)`` (how many {item}s of
-``S`` lie in ``a..b``, ``a <= b``). The agent submits the whole subset, in any order; the
-answer follows deductively from the replies (asking every ``member(x)`` always suffices).
-Levels grow ``(n, k)``: (6, 2), (28, 2), (36, 2), (36, 3), (40, 3), i.e. 15, 378, 630, 7140
-and 9880 states. From level 2 on there are more {items} than turns (about twice as many): one
-``member`` query per {item} cannot finish, the ``count`` queries must split the range.
+The env hides a set ``S`` of between 1 and ``k`` distinct {items} of ``{1, ..., n}``: ``n`` and
+``k`` are told, the size of ``S`` is not (it is drawn uniformly from 1..k, then its {items}
+uniformly). Queries: ``member(x)`` (is ``x`` in ``S``?) and ``count(a, b)`` (how many {items}
+of ``S`` lie in ``a..b``, ``a <= b``; ``count(1, n)`` is the size). The agent submits the whole
+set, in any order; the answer follows deductively from the replies (asking every ``member(x)``
+always suffices). Levels grow ``(n, k)``: (6, 2), (28, 3), (34, 3), (40, 3), (46, 3), i.e. 21,
+3682, 6579, 10700 and 16261 candidate sets (level 1 is small).
+
+From level 2 on, a scan with exact books (``member`` of 1, 2, 3, ..., ``count(x, x)``, or
+``count(1, x)`` for growing ``x``) can stop early only once it has found ``k`` {items}; with
+fewer it must reach ``n``, beyond the budget (about 2.5 times the oracle's turns, the rule of
+``mtp_gym/games/README.md``), and with ``k`` of them it needs the largest one to come early. A
+planner asks the size first and halves the ranges that hold {items}.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from bisect import bisect_left, bisect_right
+from collections.abc import Hashable, Sequence
 from functools import cache
 from itertools import combinations
 
-from mtp_gym.games.base import Game, QuerySpec, answer_subset
+import numpy as np
+
+from mtp_gym.core import InvalidAction
+from mtp_gym.games.base import Evidence, Game, QuerySpec, answer_ints
 
 
 @cache
 def _subsets(n: int, k: int) -> tuple[tuple[int, ...], ...]:
-    return tuple(combinations(range(1, n + 1), k))
+    """Every set of 1 to ``k`` items of ``1..n``, as a sorted tuple (by size, then in order)."""
+    return tuple(s for size in range(1, k + 1) for s in combinations(range(1, n + 1), size))
 
 
 class HiddenSubset(Game):
     name = "HiddenSubset"
     structure = "set"
     inference = "deductive"
-    levels = tuple({"n": n, "k": k} for n, k in ((6, 2), (28, 2), (36, 2), (36, 3), (40, 3)))
-    budgets = (9, 17, 18, 20, 21)
+    levels = tuple({"n": n, "k": k} for n, k in ((6, 2), (28, 3), (34, 3), (40, 3), (46, 3)))
+    budgets = (12, 23, 25, 27, 27)
     queries = (
         QuerySpec("member", (int,), "is this {item} in the hidden {collection}?"),
         QuerySpec("count", (int, int), "how many {items} of the hidden {collection} lie in this range (inclusive)?"),
     )
     vocabulary = {"item": "element", "items": "elements", "collection": "set"}
     rules_template = (
-        "I have selected a hidden {collection} of exactly {k} distinct {items} from the {items} "
-        "numbered 1 to {n}. Your goal is to find every {item} of the hidden {collection}. You may "
-        "ask one question per turn using the following format:\n{query_formats}\n"
-        "When you know the answer, submit all {k} {items} separated by commas:\n{answer_format}\n"
-        "You have {budget} turns in all (questions and the answer)."
+        "I have selected a hidden {collection} of distinct {items} from the {items} numbered 1 to {n}. It "
+        "holds at least 1 and at most {k} {items}; how many is not told. Your goal is to find every {item} "
+        "of the hidden {collection}. You may ask one question per turn using the following format:\n"
+        "{query_formats}\nWhen you know the answer, submit all the {items} of the {collection} separated by "
+        "commas:\n{answer_format}\nYou have {budget} turns in all (questions and the answer)."
     )
 
-    @property
-    def answer_format(self) -> str:  # type: ignore[override]
-        return "<answer>" + ", ".join(str(i) for i in range(1, self.params["k"] + 1)) + "</answer>"
+    #: Two elements at every level: the example does not suggest that the set has ``k``.
+    answer_format = "<answer>1, 2</answer>"
 
     def candidate_states(self) -> tuple[tuple[int, ...], ...]:
         return _subsets(self.params["n"], self.params["k"])
+
+    def sample_hidden(self, rng: np.random.Generator) -> tuple[int, ...]:
+        n, k = self.params["n"], self.params["k"]
+        size = int(rng.integers(1, k + 1))
+        return tuple(sorted(int(x) + 1 for x in rng.choice(n, size=size, replace=False)))
+
+    def sample_consistent(
+        self, evidence: Sequence[Evidence], rng: np.random.Generator, n: int
+    ) -> list[tuple[int, ...]]:
+        """Up to ``n`` sets that agree with ``evidence``, drawn uniformly from those of the
+        enumeration (used when the game is played with ``enumerable = False``: rejection sampling
+        of ``sample_hidden`` rarely meets a given set of the largest size once the replies have
+        narrowed them down)."""
+        states = [s for s in self.candidate_states() if all(self.respond(s, q, a) == v for q, a, v in evidence)]
+        if len(states) > n:
+            states = [states[i] for i in sorted(rng.choice(len(states), size=n, replace=False))]
+        return states
 
     def query_args(self, name: str) -> list[tuple]:
         n = self.params["n"]
@@ -61,13 +88,17 @@ class HiddenSubset(Game):
     def respond(self, hidden: tuple[int, ...], name: str, args: tuple) -> Hashable:
         if name == "member":
             return args[0] in hidden
-        a, b = args
-        return sum(a <= x <= b for x in hidden)
+        return bisect_right(hidden, args[1]) - bisect_left(hidden, args[0])
 
     def parse_answer(self, text: str) -> tuple[int, ...]:
         n, k = self.params["n"], self.params["k"]
-        message = f"submit exactly {k} distinct {self.vocab['items']} from 1 to {n}, as {self.answer_format}."
-        return answer_subset(text, self.answer_format, k, 1, n, message)
+        values = answer_ints(text, self.answer_format)
+        out = tuple(sorted(set(values)))
+        if not 1 <= len(values) == len(out) <= k or not all(1 <= x <= n for x in out):
+            raise InvalidAction(
+                f"submit between 1 and {k} distinct {self.vocab['items']} from 1 to {n}, as {self.answer_format}."
+            )
+        return out
 
     def format_answer(self, target: Hashable) -> str:
         return ", ".join(str(x) for x in target)

@@ -1,33 +1,67 @@
 """Hidden Tree Node (tree, deductive): find a hidden {node} of a shown tree from subtree facts.
 
-The rules show a rooted tree (node 1 is the root, one line per inner node listing its
-children). The env hides one node. Queries: ``in_subtree(v)`` (is the hidden node ``v`` or a
-descendant of ``v``?), ``depth()`` (the hidden node's depth, the root has depth 0) and
-``leaf()`` (is the hidden node a leaf?). The agent submits the node's number; the answers to
-every ``in_subtree`` query determine it (the deepest ``v`` answered Yes). Levels grow the
-tree's depth and size, at most 3 children per node: depth 2 / 7 nodes, 3 / 12, 4 / 20,
-5 / 32, 6 / 48 (the hidden space is the node count). The tree is a random shape drawn per
-configuration and is part of the public configuration.
+The rules show a rooted {tree} (node 1 is the root, one line per inner node listing its
+children; a random shape per configuration, numbered breadth first, public). The env hides
+one node. The only query is ``within(d, v)``: is the hidden node ``v`` or one of its
+descendants at most ``d`` edges below ``v`` (``d`` from 0 to the depth of the tree; the number
+comes first)? ``within(depth, v)`` asks whether it lies in ``v``'s subtree, ``within(d, 1)``
+whether its depth is at most ``d``, ``within(0, v)`` whether it is ``v``. The agent submits the
+node's number; the ``within(0, ·)`` answers alone determine it.
+
+Levels grow the tree, at most 3 children per node: depth 2 / 7 nodes at level 1, then depth
+7 / 120, 7 / 140, 8 / 160 and 8 / 180 (the hidden space is the node count). From level 2
+the tree has many more nodes than the budget has turns: the questions in their natural order
+start with ``within(0, v)`` for every ``v`` ("is it this one?"), so a sweep of them fits the
+budget only when the hidden node is among the first eighth of the numbers, while a subtree
+that holds about half of the nodes still possible (or a depth threshold) halves them: the
+oracle needs about ``log2(n) + 1`` turns.
+
+Only ``log2(n)`` bits are hidden, so the lever is the order of the arguments, as in Hidden
+Node: a sweep that asked the deepest subtrees first (``within(depth, v)`` for every ``v``) would
+descend the tree and fit the budget.
+
+Version History: v0 (issue 25) one query ``within(d, v)`` with the number first (was
+``in_subtree(v)``, ``depth()`` and ``leaf()``, whose sweep descended the tree level by level),
+and levels 2-5 rebuilt on 120 to 180 nodes (were 12 to 48).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
+from functools import cached_property, lru_cache
 
 from mtp_gym.games.base import QuerySpec, answer_number
-from mtp_gym.games.trees import ShownTreeGame, children_of, depths_of, nodes_of, subtree_masks
+from mtp_gym.games.trees import ShownTreeGame, depths_of, nodes_of, subtree_masks
+
+
+@lru_cache(maxsize=64)
+def _within_masks(parents: tuple[int, ...], max_depth: int) -> tuple[tuple[int, ...], ...]:
+    """``masks[d][v]``: bitmask of the {nodes} of ``v``'s subtree at most ``d`` {link}s below ``v``."""
+    depth, masks = depths_of(parents), subtree_masks(parents)
+    by_depth = [0] * (max(depth) + 2)
+    for u in nodes_of(parents):
+        by_depth[depth[u]] |= 1 << u
+    upto = [sum(by_depth[: i + 1]) for i in range(len(by_depth))]
+    return tuple(
+        tuple(0 if v == 0 else masks[v] & upto[min(depth[v] + d, len(upto) - 1)] for v in range(len(parents) + 1))
+        for d in range(max_depth + 1)
+    )
 
 
 class HiddenTreeNode(ShownTreeGame):
     name = "HiddenTreeNode"
     structure = "tree"
     inference = "deductive"
-    levels = tuple({"depth": d, "n": n, "max_children": 3} for d, n in ((2, 7), (3, 12), (4, 20), (5, 32), (6, 48)))
-    budgets = (7, 9, 11, 14, 20)
+    levels = tuple({"depth": d, "n": n, "max_children": 3} for d, n in ((2, 7), (7, 120), (7, 140), (8, 160), (8, 180)))
+    budgets = (11, 19, 20, 20, 21)
+    transient = ("_index",)
     queries = (
-        QuerySpec("in_subtree", (int,), "is the hidden {node} this {node} or one of its descendants?"),
-        QuerySpec("depth", (), "how many {link}s separate the hidden {node} from the {root}?"),
-        QuerySpec("leaf", (), "is the hidden {node} a {leaf} (a {node} without {children})?"),
+        QuerySpec(
+            "within",
+            (int, int),
+            "is the hidden {node} this {node} or one of its descendants at most this many {link}s "
+            "(0 to {depth}) below it? (the number comes first)",
+        ),
     )
     vocabulary = {
         "tree": "tree",
@@ -35,7 +69,6 @@ class HiddenTreeNode(ShownTreeGame):
         "nodes": "nodes",
         "root": "root",
         "children": "children",
-        "leaf": "leaf",
         "link": "edge",
     }
     rules_template = (
@@ -52,19 +85,18 @@ class HiddenTreeNode(ShownTreeGame):
         return tuple(nodes_of(self.parents))
 
     def query_args(self, name: str) -> list[tuple]:
-        if name == "in_subtree":
-            return [(v,) for v in nodes_of(self.parents)]
-        return [()]
+        return [(d, v) for d in range(self.params["depth"] + 1) for v in nodes_of(self.parents)]
 
     def example_args(self, name: str) -> tuple:
-        return (2,) if name == "in_subtree" else ()
+        return (1, 2)
+
+    @cached_property
+    def _index(self) -> tuple[tuple[int, ...], ...]:
+        return _within_masks(self.parents, self.params["depth"])
 
     def respond(self, hidden: int, name: str, args: tuple) -> Hashable:
-        if name == "in_subtree":
-            return bool(subtree_masks(self.parents)[args[0]] >> hidden & 1)
-        if name == "depth":
-            return depths_of(self.parents)[hidden]
-        return not children_of(self.parents)[hidden]
+        d, v = args
+        return bool(self._index[d][v] >> hidden & 1)
 
     def parse_answer(self, text: str) -> int:
         message = f"submit one {self.vocab['node']} number from 1 to {self.params['n']}, as {self.answer_format}."

@@ -1,50 +1,86 @@
-"""Hidden Tree Shape (tree, deductive): reconstruct a hidden rooted tree from ancestry facts.
+"""Hidden Tree Shape (tree, deductive): complete a tree by finding where two loose {nodes} hang.
 
-The env hides a rooted tree on the nodes ``1..n``: node 1 is the root and every other node
-``v`` has a parent ``p(v) < v`` (a recursive tree), so there are ``(n - 1)!`` possible shapes.
-Queries: ``ancestor(u, v)`` (is ``u`` an ancestor of ``v``? for ``2 <= u < v``),
-``depth(v)`` (edges from the root to ``v``) and ``children(v)`` (how many children ``v``
-has). The agent submits the parents of nodes ``2..n`` in order. The answers to all
-``ancestor`` queries determine the tree (the parent of ``v`` is its largest ancestor, or the
-root when it has none among ``2..v-1``). Levels grow ``n``: 4, 5, 6, 7, 8 nodes, i.e. 6, 24,
-120, 720 and 5040 shapes (depth up to 3..7).
+The rules show a rooted {tree} on the {nodes} ``1..n`` (a random shape per configuration,
+numbered breadth first, public) and two loose {nodes} ``n + 1`` and ``n + 2``, each hanging
+below one {node} of the {tree} (both may hang below the same one). The hidden state is the
+pair of their {parents}, which completes the {tree}. Queries: ``within(d, u, v)`` (is the
+loose {node} ``v`` in ``u``'s subtree, at most ``d`` {links} below ``u``? ``d`` from 1 to
+``reach``, the number comes first: ``within(1, u, v)`` asks whether ``u`` is ``v``'s {parent},
+a larger ``d`` whether ``u`` is an ancestor not too far up) and ``depth(v)`` (how many {links}
+separate the loose {node} ``v`` from the {root}). The agent submits the two {parents}; the
+``within(1, ·, ·)`` answers alone determine them.
+
+This is the unbalanced merge of Hidden Order, in a {tree}: a depth and a subtree question that
+holds about half of the {nodes} still possible halve them, so the oracle places a loose {node}
+in about ``log2(n)`` questions, while the questions in their natural order start with
+``within(1, u, v)`` for every ``u`` ("is ``u`` its {parent}?"), which a sweep asks {node} by
+{node} until it has met both {parents}. Reconstructing a whole hidden {tree} (the earlier
+version of this game: every {parent} of a recursive tree on up to 8 {nodes}) does not separate
+the two: a read-off of the ancestor pairs with exact books needs about as many questions as a
+good player, and larger trees cannot be enumerated.
+
+Levels: level 1 is small (a {tree} of 3 {nodes}: 9 completions); levels 2-5 show 40, 44, 48
+and 52 {nodes} (1,600 to 2,704 completions), depth 4, ``reach`` 3.
+
+Version History: v0 (issue 25) two loose {nodes} in a shown {tree} (was a whole hidden
+recursive tree on 4 to 8 {nodes}, which a read-off of the ancestor pairs solved within the
+budget at every level).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from functools import cache
-from itertools import product
+from functools import cached_property, lru_cache
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec, answer_ints
-from mtp_gym.games.trees import children_of, depths_of, subtree_masks
+from mtp_gym.games.base import QuerySpec, answer_ints
+from mtp_gym.games.trees import ShownTreeGame, depths_of, nodes_of, subtree_masks
+
+#: ``(parent of n + 1, parent of n + 2)``
+Completion = tuple[int, int]
 
 
-@cache
-def _recursive_trees(n: int) -> tuple[tuple[int, ...], ...]:
-    """Every parent tuple ``(p(2), ..., p(n))`` with ``p(v) < v``, lexicographic order."""
-    return tuple(product(*(range(1, v) for v in range(2, n + 1))))
+@lru_cache(maxsize=64)  # bounded: generated trees bring new keys forever
+def completions(parents: tuple[int, ...]) -> tuple[Completion, ...]:
+    """Every way to hang the loose nodes ``n + 1`` and ``n + 2`` below nodes of the tree."""
+    n = len(parents)
+    return tuple((a, b) for a in range(1, n + 1) for b in range(1, n + 1))
 
 
-def _full(hidden: tuple[int, ...]) -> tuple[int, ...]:
-    return (0,) + tuple(hidden)
+@lru_cache(maxsize=64)
+def _within_masks(parents: tuple[int, ...], reach: int) -> tuple[tuple[int, ...], ...]:
+    """``masks[d][u]``: bitmask of the nodes ``p`` such that a loose node hanging below ``p`` is in
+    ``u``'s subtree at most ``d`` edges below ``u`` (``u`` is ``p`` or an ancestor of it, at most
+    ``d - 1`` edges above ``p``)."""
+    depth, masks = depths_of(parents), subtree_masks(parents)
+    n = len(parents)
+    return tuple(
+        tuple(
+            0 if u == 0 else sum(1 << p for p in nodes_of(parents) if masks[u] >> p & 1 and depth[p] - depth[u] < d)
+            for u in range(n + 1)
+        )
+        for d in range(reach + 1)
+    )
 
 
-class HiddenTreeShape(Game):
+class HiddenTreeShape(ShownTreeGame):
     name = "HiddenTreeShape"
     structure = "tree"
     inference = "deductive"
-    levels = tuple({"n": n} for n in (4, 5, 6, 7, 8))
-    budgets = (6, 8, 11, 14, 19)
+    levels = tuple(
+        {"depth": d, "n": n, "max_children": 3, "reach": r}
+        for d, n, r in ((1, 3, 2), (4, 40, 3), (4, 44, 3), (4, 48, 3), (4, 52, 3))
+    )
+    budgets = (11, 26, 26, 27, 29)
+    transient = ("_index",)
     queries = (
         QuerySpec(
-            "ancestor",
-            (int, int),
-            "is the first {node} an ancestor of the second (on the path from the {root} down to it)?",
+            "within",
+            (int, int, int),
+            "is the loose {node} given third at most this many {links} (1 to {reach}; given first) below the "
+            "{node} given second?",
         ),
-        QuerySpec("depth", (int,), "how many {link}s separate this {node} from the {root}?"),
-        QuerySpec("children", (int,), "how many {children} does this {node} have?"),
+        QuerySpec("depth", (int,), "how many {links} separate this loose {node} from the {root}?"),
     )
     vocabulary = {
         "tree": "tree",
@@ -52,58 +88,62 @@ class HiddenTreeShape(Game):
         "nodes": "nodes",
         "root": "root",
         "parent": "parent",
+        "parents": "parents",
         "children": "children",
-        "link": "edge",
+        "links": "edges",
     }
     rules_template = (
-        "I have built a hidden {tree} on the {nodes} 1 to {n}. {node_cap} 1 is the {root}; every other "
-        "{node} has exactly one {parent}, and the {parent} always has a smaller number than the {node} "
-        "itself. Your goal is to find the {parent} of every {node}. You may ask one question per turn "
-        "using the following format:\n{query_formats}\n"
-        "(ancestor questions take two {nodes} a, b with 2 <= a < b <= {n}.)\n"
-        "When you know the answer, submit the {parent}s of {nodes} 2, 3, ..., {n} in this order, "
-        "separated by commas:\n{answer_format}\n"
+        "Here is a {tree} of {n} {nodes} numbered 1 to {n}; {node} 1 is the {root} and each line "
+        "lists the {children} of one {node}:\n{tree_text}\n"
+        "Two more {nodes}, {x} and {y}, are loose: each hangs below one {node} of this {tree} (both may "
+        "hang below the same one), which is its {parent}. Your goal is to find the {parents} of {x} "
+        "and {y}, which completes the {tree}. You may ask one question per turn using the "
+        "following format:\n{query_formats}\n"
+        "When you know the answer, submit the {parent} of {x}, then the {parent} of {y}:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
     )
 
     @property
     def answer_format(self) -> str:  # type: ignore[override]
-        return "<answer>" + ", ".join(str(max(1, v - 2)) for v in range(2, self.params["n"] + 1)) + "</answer>"
+        n = self.params["n"]
+        return f"<answer>{min(2, n)}, {min(3, n)}</answer>"
 
-    def rules_fields(self) -> dict[str, str]:
-        node = self.vocab["node"]
-        return {"node_cap": node[:1].upper() + node[1:]}
+    @cached_property
+    def _index(self) -> tuple[tuple[int, ...], ...]:
+        return _within_masks(self.parents, self.params["reach"])
 
-    def candidate_states(self) -> tuple[tuple[int, ...], ...]:
-        return _recursive_trees(self.params["n"])
+    def rules_fields(self) -> dict:
+        n = self.params["n"]
+        return super().rules_fields() | {"x": n + 1, "y": n + 2}
+
+    def candidate_states(self) -> tuple[Completion, ...]:
+        return completions(self.parents)
 
     def query_args(self, name: str) -> list[tuple]:
         n = self.params["n"]
-        if name == "ancestor":
-            return [(u, v) for u in range(2, n + 1) for v in range(u + 1, n + 1)]
+        loose = (n + 1, n + 2)
         if name == "depth":
-            return [(v,) for v in range(2, n + 1)]
-        return [(v,) for v in range(1, n + 1)]
+            return [(v,) for v in loose]
+        return [(d, u, v) for d in range(1, self.params["reach"] + 1) for u in range(1, n + 1) for v in loose]
 
     def example_args(self, name: str) -> tuple:
-        return (2, 4) if name == "ancestor" else (3,)
-
-    def respond(self, hidden: tuple[int, ...], name: str, args: tuple) -> Hashable:
-        parents = _full(hidden)
-        if name == "ancestor":
-            u, v = args
-            return bool(subtree_masks(parents)[u] >> v & 1)
-        if name == "depth":
-            return depths_of(parents)[args[0]]
-        return len(children_of(parents)[args[0]])
-
-    def parse_answer(self, text: str) -> tuple[int, ...]:
-        values = tuple(answer_ints(text, self.answer_format))
         n = self.params["n"]
-        if len(values) != n - 1 or not all(1 <= p < v for v, p in enumerate(values, start=2)):
+        return (n + 1,) if name == "depth" else (2, min(2, n), n + 2)
+
+    def respond(self, hidden: Completion, name: str, args: tuple) -> Hashable:
+        n = self.params["n"]
+        if name == "depth":
+            return depths_of(self.parents)[hidden[args[0] - n - 1]] + 1
+        d, u, v = args
+        return bool(self._index[d][u] >> hidden[v - n - 1] & 1)
+
+    def parse_answer(self, text: str) -> Completion:
+        n = self.params["n"]
+        values = tuple(answer_ints(text, self.answer_format))
+        if len(values) != 2 or not all(1 <= p <= n for p in values):
             raise InvalidAction(
-                f"submit {n - 1} {self.vocab['parent']}s, one per {self.vocab['node']} 2..{n}, each smaller "
-                f"than its {self.vocab['node']}, as {self.answer_format}."
+                f"submit the {self.vocab['parent']} of {n + 1}, then the {self.vocab['parent']} of {n + 2} "
+                f"({self.vocab['nodes']} 1 to {n}), as {self.answer_format}."
             )
         return values
 

@@ -1,78 +1,104 @@
 """Move Rule (graph, inductive): infer which kinds of moves link the cells of a board.
 
-The {cells} of a ``w x h`` {board} are numbered left to right, top to bottom (the grid is shown). A hidden
-{piece} moves by a hidden non-empty set of {move} kinds from a menu (``step``: 1 {cell}
-orthogonally; ``diagonal``: 1 {cell} diagonally; ``knight``: 2+1 like a chess knight;
-``jump``: 2 {cells} orthogonally; ``leap``: 2 {cells} diagonally; ``camel``: 3+1; ``zebra``:
-3+2), in every direction. Two {cells} are linked when the {piece} can go from one to the
-other in a single move: the rule generates a graph on the {cells}. Queries are examples of
-that graph: ``linked(a, b)`` and ``degree(a)`` (how many {cells} the {piece} can reach from
-``a`` in one move). The agent submits the set of move kinds: the generalization behind the
-examples. Levels grow the menu by one kind each (the first ``kinds`` of the list above) and
-the {board} where the menu needs room, ``(w x h, kinds)``: 3x3 with 3 kinds, 3x3 with 4, 5x5
-with 5, 6x6 with 6, 6x6 with 7; 2^kinds - 1 = 7, 15, 31, 63, 127 rules. A larger {board} alone
-makes the game easier, not harder (more {cells} with distinct counts per kind, so one
-``degree`` reply tells more kinds apart), hence the slow growth of the {board}: the oracle's
-expected turns over every rule rise at each level (about 2.6, 2.8, 3.0, 3.7, 4.3).
+The {cells} of a square {board} are numbered left to right, top to bottom (the grid is shown).
+A hidden {piece} stands on the middle {cell} and moves by one or more kinds of {move}, at most
+``k`` of them, out of a menu: the kind ``p+q`` moves ``p`` {cells} along one axis and ``q``
+along the other, in any direction (``1+0`` is a king's straight step, ``1+1`` its diagonal
+step, ``2+1`` a knight's move); the menu is every ``p+q`` with ``reach >= p >= q >= 0`` and
+``p >= 1``, and the {board} has side ``2 * reach + 1`` so that every kind lands in all its
+directions. Two {cells} are linked when the {piece} can go from one to the other in a single
+{move}: the rule generates a graph on the {cells}, and the queries are examples of it around
+the middle {cell} ``c``: ``linked(b)`` (can the {piece} move from ``c`` to {cell} ``b``?) and
+``reach(b)`` (how many of the {cells} ``1..b`` can it reach from ``c``?). The agent submits the
+set of kinds: the generalization behind the examples.
+
+Levels grow the menu and the {board}, ``(reach, k)``: (2, 2), (5, 2), (6, 2), (7, 2), (8, 2),
+i.e. boards of side 5, 11, 13, 15, 17 with 5, 20, 27, 35 and 44 kinds, so 15, 210, 378, 630
+and 990 rules. The number of kinds the {piece} has is drawn uniformly from 1 to ``k`` (then the
+kinds), and it is not told.
+
+No reasoning-free sweep fits the budget from level 2 on: a ``linked`` question per {cell} in
+order tests one kind at a time (a kind's other landings are then known) and, as the {piece}
+may have fewer than ``k`` kinds, must test every kind of the menu unless it finds ``k`` early:
+20 to 44 questions against budgets of 11 to 14; ``reach`` of 1, 2, 3, ... in turn does the
+same. A ``reach`` count ending near the middle of the {cells} still in doubt splits the rules
+several ways at once (each kind lands on 4 to 8 {cells} spread over the rows), so the oracle
+needs 4 to 6 turns.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
-from functools import cache
+from functools import cache, cached_property
 from itertools import combinations
 from typing import Any
 
-from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec, answer_items
+import numpy as np
 
-#: move kind -> (displacement (dx, dy) up to sign and swap, description)
-KINDS: dict[str, tuple[tuple[int, int], str]] = {
-    "step": ((1, 0), "1 {cell} up, down, left or right"),
-    "diagonal": ((1, 1), "1 {cell} diagonally"),
-    "knight": ((2, 1), "2 {cells} in one direction and 1 sideways, like a chess knight"),
-    "jump": ((2, 0), "exactly 2 {cells} up, down, left or right"),
-    "leap": ((2, 2), "exactly 2 {cells} diagonally"),
-    "camel": ((3, 1), "3 {cells} in one direction and 1 sideways"),
-    "zebra": ((3, 2), "3 {cells} in one direction and 2 sideways"),
-}
-KIND_ORDER = tuple(KINDS)
+from mtp_gym.core import InvalidAction
+from mtp_gym.games.base import Game, QuerySpec
+
+_KIND_RE = re.compile(r"(\d+)\s*\+\s*(\d+)")
+
+
+def kind_name(dx: int, dy: int) -> str | None:
+    """The kind ``p+q`` of a move by ``dx`` columns and ``dy`` rows (any signs); None for no move."""
+    p, q = max(abs(dx), abs(dy)), min(abs(dx), abs(dy))
+    return f"{p}+{q}" if p else None
 
 
 def kind_of(width: int, a: int, b: int) -> str | None:
-    """The move kind that goes from cell ``a`` to cell ``b`` (numbered row by row), if any."""
+    """The kind of the move from cell ``a`` to cell ``b`` of a board ``width`` cells wide
+    (cells numbered row by row from 1)."""
     (ya, xa), (yb, xb) = divmod(a - 1, width), divmod(b - 1, width)
-    dx, dy = abs(xa - xb), abs(ya - yb)
-    key = (max(dx, dy), min(dx, dy))
-    for name, (d, _) in KINDS.items():
-        if d == key:
-            return name
-    return None
+    return kind_name(xb - xa, yb - ya)
 
 
 @cache
-def _rules(n_kinds: int) -> tuple[tuple[str, ...], ...]:
-    kinds = KIND_ORDER[:n_kinds]
-    return tuple(c for r in range(1, n_kinds + 1) for c in combinations(kinds, r))
+def menu(reach: int) -> tuple[str, ...]:
+    """Every kind ``p+q`` with ``reach >= p >= q >= 0``, ``p >= 1``, by ``p`` then ``q``."""
+    return tuple(f"{p}+{q}" for p in range(1, reach + 1) for q in range(p + 1))
 
 
 @cache
-def _kind_table(width: int, height: int) -> dict[tuple[int, int], str | None]:
-    cells = width * height
-    return {(a, b): kind_of(width, a, b) for a in range(1, cells + 1) for b in range(1, cells + 1) if a != b}
+def _rules(reach: int, k: int) -> tuple[tuple[str, ...], ...]:
+    kinds = menu(reach)
+    return tuple(c for r in range(1, k + 1) for c in combinations(kinds, r))
+
+
+@cache
+def _tables(reach: int) -> tuple[int, tuple[str | None, ...], dict[str, tuple[int, ...]]]:
+    """On the board of side ``2 * reach + 1``: the center cell, the kind of the move from the
+    center to every cell (index = cell number), and per kind ``reach`` of every cell ``b`` (how
+    many of the cells ``1..b`` it lands on from the center)."""
+    side = 2 * reach + 1
+    center = (side * side + 1) // 2
+    kind_at = (None,) + tuple(kind_of(side, center, b) for b in range(1, side * side + 1))
+    landed = {}
+    for kind in menu(reach):
+        counts, running = [0], 0
+        for b in range(1, side * side + 1):
+            running += kind_at[b] == kind
+            counts.append(running)
+        landed[kind] = tuple(counts)
+    return center, kind_at, landed
 
 
 class MoveRule(Game):
     name = "MoveRule"
     structure = "graph"
     inference = "inductive"
-    levels = tuple({"w": w, "h": h, "kinds": k} for w, h, k in ((3, 3, 3), (3, 3, 4), (5, 5, 5), (6, 6, 6), (6, 6, 7)))
-    budgets = (5, 6, 7, 8, 9)
+    levels = tuple({"reach": r, "w": 2 * r + 1, "k": k} for r, k in ((2, 2), (5, 2), (6, 2), (7, 2), (8, 2)))
+    budgets = (8, 11, 12, 13, 14)
+    transient = ("_reach_rows",)
     queries = (
+        QuerySpec("linked", (int,), "can the {piece} move from {cell} {center} to this {cell} in one {move}?"),
         QuerySpec(
-            "linked", (int, int), "can the {piece} move between these two {cells} in one {move} (smaller number first)?"
+            "reach",
+            (int,),
+            "how many of the {cells} numbered 1 up to this one can the {piece} reach from {cell} {center} in one {move}?",
         ),
-        QuerySpec("degree", (int,), "to how many {cells} can the {piece} move from this {cell} in one {move}?"),
     )
     vocabulary = {
         "cell": "cell",
@@ -85,56 +111,74 @@ class MoveRule(Game):
         "rows": "rows",
     }
     rules_template = (
-        "A {board} has {w} {columns} and {h} {rows} of {cells}, numbered from left to right, top to bottom:\n{grid}\n"
-        "A hidden {piece} moves by one or more of these kinds of {moves}, in any direction that stays "
-        "on the {board} (it cannot stay still):\n{menu_text}\n"
+        "A {board} has {w} {columns} and {w} {rows} of {cells}, numbered from left to right, top to bottom:\n{grid}\n"
+        "A hidden {piece} stands on the middle {cell}, {center}. It has at least one and at most {k} kinds of "
+        "{moves} out of a menu, where the kind p+q goes p {cells} along the {rows} or the {columns} and q "
+        "{cells} along the other, in any direction ({knight} is the move of a chess knight). The menu: "
+        "{menu_text}.\n"
         "Your goal is to find exactly which kinds of {moves} the {piece} has. You may ask one question "
         "per turn using the following format:\n{query_formats}\n"
-        "When you know the answer, submit the names of its kinds of {moves}, separated by commas:\n"
+        "When you know the answer, submit its kinds of {moves}, separated by commas:\n"
         "{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
     )
-    answer_format = "<answer>step, knight</answer>"
+    answer_format = "<answer>2+1, 1+0</answer>"
 
     def rules_fields(self) -> dict[str, Any]:
-        w, h = self.params["w"], self.params["h"]
-        width = len(str(w * h))
-        grid = "\n".join("  " + " ".join(str(r * w + c + 1).rjust(width) for c in range(w)) for r in range(h))
-        menu_text = "\n".join(
-            "  " + k + ": " + KINDS[k][1].format(**self.vocab) for k in KIND_ORDER[: self.params["kinds"]]
-        )
-        return {"grid": grid, "menu_text": menu_text}
+        w = self.params["w"]
+        width = len(str(w * w))
+        grid = "\n".join("  " + " ".join(str(r * w + c + 1).rjust(width) for c in range(w)) for r in range(w))
+        return {
+            "grid": grid,
+            "menu_text": ", ".join(menu(self.params["reach"])),
+            "knight": "2+1",
+            "center": _tables(self.params["reach"])[0],
+        }
 
     def candidate_states(self) -> tuple[tuple[str, ...], ...]:
-        return _rules(self.params["kinds"])
+        return _rules(self.params["reach"], self.params["k"])
+
+    def sample_hidden(self, rng: np.random.Generator) -> tuple[str, ...]:
+        """1 to ``k`` kinds, the number drawn uniformly, then the kinds."""
+        kinds = menu(self.params["reach"])
+        size = int(rng.integers(1, self.params["k"] + 1))
+        return tuple(kinds[i] for i in sorted(int(x) for x in rng.choice(len(kinds), size=size, replace=False)))
 
     def query_args(self, name: str) -> list[tuple]:
-        cells = self.params["w"] * self.params["h"]
-        if name == "linked":
-            return [(a, b) for a in range(1, cells + 1) for b in range(a + 1, cells + 1)]
-        return [(a,) for a in range(1, cells + 1)]
+        center = _tables(self.params["reach"])[0]
+        return [(b,) for b in range(1, self.params["w"] ** 2 + 1) if b != center]
 
     def example_args(self, name: str) -> tuple:
-        return (1, 5) if name == "linked" else (2,)
+        center = _tables(self.params["reach"])[0]
+        return (center - 2 * self.params["w"] - 1,) if name == "linked" else (center - 1,)
+
+    @cached_property
+    def _reach_rows(self) -> dict[tuple[str, ...], tuple[int, ...]]:
+        """Per rule (filled on the first ``reach`` question about it), ``reach`` of every cell;
+        left out of pickles."""
+        return {}
 
     def respond(self, hidden: tuple[str, ...], name: str, args: tuple) -> Hashable:
-        table = _kind_table(self.params["w"], self.params["h"])
+        _, kind_at, landed = _tables(self.params["reach"])
         if name == "linked":
-            return table[args] in hidden
-        a = args[0]
-        cells = self.params["w"] * self.params["h"]
-        return sum(table[(a, b)] in hidden for b in range(1, cells + 1) if b != a)
+            return kind_at[args[0]] in hidden
+        row = self._reach_rows.get(hidden)
+        if row is None:
+            row = self._reach_rows[hidden] = tuple(map(sum, zip(*(landed[kind] for kind in hidden))))
+        return row[args[0]]
 
     def parse_answer(self, text: str) -> tuple[str, ...]:
-        words = [w for w in answer_items(text.lower()) if w not in ("and", "&")]
-        allowed = KIND_ORDER[: self.params["kinds"]]
-        unknown = [w for w in words if w not in allowed]
-        if unknown or not words:
+        allowed = menu(self.params["reach"])
+        found = [kind_name(int(p), int(q)) for p, q in _KIND_RE.findall(text)]
+        rest = _KIND_RE.sub(" ", text).lower()
+        leftover = [w for w in re.split(r"[\s,;.&]+|\band\b", rest) if w]
+        chosen = set(found)
+        if not found or leftover or not chosen <= set(allowed) or len(chosen) > self.params["k"]:
             raise InvalidAction(
-                f"name one or more kinds of {self.vocab['moves']} among {', '.join(allowed)}, as {self.answer_format}."
+                f"name 1 to {self.params['k']} kinds of {self.vocab['moves']} from the menu (p+q with "
+                f"{self.params['reach']} >= p >= q >= 0, p >= 1), as {self.answer_format}."
             )
-        chosen = set(words)
-        return tuple(k for k in allowed if k in chosen)
+        return tuple(kind for kind in allowed if kind in chosen)
 
     def format_answer(self, target: Hashable) -> str:
         return ", ".join(target)

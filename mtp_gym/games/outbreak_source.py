@@ -5,29 +5,51 @@ The rules show a {contact} network on the {people} ``1..n`` and an observed outc
 {source}, the one {person} who fell ill on day 0; the illness then spread day by day, each
 ill {person} passing it on the next day to every {contact} who was not immune, so a
 {person}'s day of illness is their distance to the {source} through ill {people}. Every ill
-{person} could have started this outbreak, so the observed outcome alone does not decide;
-the agent asks ``earlier(a, b)`` (did ``a`` fall ill strictly before ``b``?) and
-``by_day(a, d)`` (was ``a`` already ill on day ``d``?) about ill {people} and submits the
-{source}: backward reasoning from an observed effect to its cause. The rules are told
-symbolically (a signal spreading over linked nodes, step by step); the isomorphic probe tells
-them as an outbreak story in each domain.
+{person} could have started this outbreak and no immune one could, so the observed outcome
+narrows the causes to the ill group without deciding; the agent asks ``by_day(d, a)`` (by day
+``d``, 0 to 3, had {person} ``a``, one of the ill, fallen ill?) and submits the {source}:
+backward reasoning from an observed effect to its cause. The rules are told symbolically (a
+signal spreading over linked nodes, step by step); the isomorphic probe tells them as an
+outbreak story in each domain.
 
-Levels grow the network and the outbreak, ``(n people, contacts, ill)``: (6, 7, 4), (9, 11, 7),
-(13, 17, 10), (18, 23, 14), (24, 31, 20); the hidden space is the ill group (4 to 20 states).
+Networks: every {person} after the first two (in a random order) has {contacts} with two
+earlier ones, so the network is sparse (``2n - 3`` {contacts}) with no two {people} hanging
+off the same {contact} alone (such twins could only be told apart one by one). Levels grow
+the network and the outbreak, ``(n people, ill)``: (6, 4), (105, 80), (130, 100), (175, 140),
+(210, 170); the hidden space is the ill group.
+
+No reasoning-free sweep fits the budget from level 2 on: asked in the listed order (day 0 for
+every ill {person}, then day 1, ...), the questions read off ``is it this one?`` one {person} at
+a time, which needs about half the ill group (40 to 80 turns); a question aimed at a central
+{person} and a later day splits the ill group about in half, so the oracle needs about
+``log2(ill) + 1`` turns (7.4 to 8.5 on average). Asking every day of one {person} before the
+next (not the listed order) is a better sweep: 3 days of a {person} rule out everyone within
+3 {contacts} of them, and it fits the budget in about half of the configurations.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
 
-from mtp_gym.games._graph import Edge, ShownGraphGame, adjacency, bfs_distances, random_connected_graph
+from mtp_gym.games._graph import Edge, ShownGraphGame, adjacency, bfs_distances, edge
 from mtp_gym.games.base import QuerySpec, answer_number
 
 MAX_DAY = 3
+
+
+def two_contact_network(n: int, rng: np.random.Generator) -> tuple[Edge, ...]:
+    """A connected network on ``1..n``: in a random order, every node after the first two links
+    to two distinct earlier ones (``2n - 3`` links; the first two are linked)."""
+    order = [int(v) + 1 for v in rng.permutation(n)]
+    edges = {edge(order[0], order[1])} if n > 1 else set()
+    for i in range(2, n):
+        for j in rng.choice(i, size=2, replace=False):
+            edges.add(edge(order[i], order[int(j)]))
+    return tuple(sorted(edges))
 
 
 def grow_group(n: int, edges: tuple[Edge, ...], size: int, rng: np.random.Generator) -> tuple[int, ...]:
@@ -43,27 +65,31 @@ def grow_group(n: int, edges: tuple[Edge, ...], size: int, rng: np.random.Genera
 @lru_cache(maxsize=1 << 12)
 def illness_days(edges: tuple[Edge, ...], ill: tuple[int, ...], source: int) -> dict[int, int]:
     """The day each ill person fell ill, when ``source`` started it (spread only among ``ill``)."""
+    return bfs_distances(_ill_adjacency(edges, ill), source)
+
+
+def _ill_adjacency(edges: tuple[Edge, ...], ill: tuple[int, ...]) -> dict[int, list[int]]:
     members = set(ill)
     adj: dict[int, list[int]] = {v: [] for v in ill}
     for a, b in edges:
         if a in members and b in members:
             adj[a].append(b)
             adj[b].append(a)
-    return bfs_distances(adj, source)
+    return adj
 
 
 class OutbreakSource(ShownGraphGame):
     name = "OutbreakSource"
     structure = "graph"
     inference = "abductive"
-    levels = tuple(
-        {"n": n, "m": m, "ill": k} for n, m, k in ((6, 7, 4), (9, 11, 7), (13, 17, 10), (18, 23, 14), (24, 31, 20))
-    )
-    budgets = (6, 8, 9, 10, 11)
+    levels = tuple({"n": n, "ill": k} for n, k in ((6, 4), (105, 80), (130, 100), (175, 140), (210, 170)))
+    budgets = (8, 18, 19, 20, 20)
+    transient = ("_days", "_ill_adj")
     queries = (
-        QuerySpec("earlier", (int, int), "did the first {person} get the {illness} strictly before the second?"),
         QuerySpec(
-            "by_day", (int, int), f"did this {{person}} already have the {{illness}} at this {{day}} (0 to {MAX_DAY})?"
+            "by_day",
+            (int, int),
+            "by this {day} (0 to {max_day}), had this {person} already got the {illness}? (the {day} first)",
         ),
     )
     vocabulary = {
@@ -96,7 +122,7 @@ class OutbreakSource(ShownGraphGame):
     @classmethod
     def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
         p = cls.levels[level - 1]
-        edges = random_connected_graph(p["n"], p["m"], rng)
+        edges = two_contact_network(p["n"], rng)
         return {"edges": edges, "ill_people": grow_group(p["n"], edges, p["ill"], rng)}
 
     def rules_fields(self) -> dict[str, Any]:
@@ -104,30 +130,44 @@ class OutbreakSource(ShownGraphGame):
             **super().rules_fields(),
             "ill_list": ", ".join(str(v) for v in self.public["ill_people"]),
             "people_cap": self.vocab["people"][:1].upper() + self.vocab["people"][1:],
+            "max_day": MAX_DAY,
         }
-
-    def _key(self) -> tuple[tuple[Edge, ...], tuple[int, ...]]:
-        """The public graph and outcome as hashable tuples (computed once per instance)."""
-        return self.edges, tuple(self.public["ill_people"])
 
     def candidate_states(self) -> tuple[int, ...]:
         return tuple(self.public["ill_people"])
 
     def query_args(self, name: str) -> list[tuple]:
-        ill = self.candidate_states()
-        if name == "earlier":
-            return [(a, b) for a in ill for b in ill if a != b]
-        return [(a, d) for a in ill for d in range(MAX_DAY + 1)]
+        return [(d, a) for d in range(MAX_DAY + 1) for a in self.candidate_states()]
 
     def example_args(self, name: str) -> tuple:
-        ill = self.candidate_states()
-        return (ill[0], ill[1]) if name == "earlier" else (ill[1], 2)
+        return (2, self.candidate_states()[1])
+
+    @cached_property
+    def _days(self) -> dict[int, dict[int, int]]:
+        """Per source (filled on the first question about it), the day each ill person fell ill;
+        left out of pickles."""
+        return {}
+
+    @cached_property
+    def _ill_adj(self) -> dict[int, list[int]]:
+        return _ill_adjacency(self.edges, self.candidate_states())
 
     def respond(self, hidden: int, name: str, args: tuple) -> Hashable:
-        days = illness_days(*self._key(), hidden)
-        if name == "earlier":
-            return days[args[0]] < days[args[1]]
-        return days[args[0]] <= args[1]
+        days = self._days.get(hidden)
+        if days is None:
+            days = self._days[hidden] = bfs_distances(self._ill_adj, hidden)
+        return days[args[1]] <= args[0]
+
+    def _why_illegal(self, name: str, args: tuple) -> str:
+        day, person = args
+        if day not in range(MAX_DAY + 1):
+            return f"argument 1 must be 0 to {MAX_DAY}, not {day!r} (it is the {self.vocab['day']})"
+        ill = self.candidate_states()
+        shown = ", ".join(map(str, ill[:12])) + (", ..." if len(ill) > 12 else "")
+        return (
+            f"argument 2 must be one of {shown}, not {person!r} (the {self.vocab['people']} that got "
+            f"the {self.vocab['illness']}; the {self.vocab['day']} comes first)"
+        )
 
     def parse_answer(self, text: str) -> int:
         n = self.params["n"]

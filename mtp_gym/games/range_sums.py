@@ -1,41 +1,71 @@
-"""Range Sums (sequence, deductive): find a sparse hidden sequence from range sums.
+"""Range Sums (sequence, deductive): find a sparse hidden sequence of values from running totals.
 
-The env hides a {sequence} of ``L`` {values} at {positions} 1..L: exactly ``k`` of them are
-whole numbers from 1 to ``m - 1`` (all equal to 1 when ``m = 2``), every other one is 0 (both
-told). One query: ``sum(i, j)``, the total of the {values} at {positions} ``i..j``
-(``i <= j``). The agent submits the whole {sequence}. The answer follows deductively from the
-replies (``sum(i, i)`` reads one {value}), so the game is well-posed. Levels grow
-``(L, k, m)``: (4, 2, 3), (24, 2, 3), (32, 2, 3), (32, 3, 2), (30, 4, 2), i.e. 24, 1104, 1984,
-4960 and 27405 hidden {sequences}. Locating the non-zero {values} is the hard part (a range
-holding one of them tells its {value} at once), so the upper levels hide more of them (3, then
-4) and trade the {value} range for it (all of them 1, sums then count them), which keeps the
-space small enough to enumerate: the oracle's mean turns over many random {sequences} rise at
-each level (3.6, 6.9, 7.6, 10.0, 11.2). From level 2 on there are more {positions} than turns:
-reading one {position} per query cannot finish, sums over ranges must locate the non-zero
-{values} (a search, not a scan).
+The env hides a {sequence} of ``L`` {values} at {positions} 1..L: at least 1 and at most ``k``
+of them are whole numbers from 1 to ``top``, every other one is 0 (``L``, ``k`` and ``top`` are
+told; how many are not 0 is not: it is drawn uniformly from 1..k, then their {positions} and
+{values} uniformly). One query: ``sum(j)``, the running total of the {values} at {positions}
+``1..j`` (a range from the start: the total of ``i..j`` is ``sum(j) - sum(i - 1)``; running
+totals rather than every range ``i..j`` keep the questions to ``L``, where every range would be
+``L(L+1)/2``, 8256 at level 5, too many for a version-space player to weigh each turn). The agent
+submits the whole {sequence}: its non-zero entries as ``position:value`` pairs (``2:1, 4:2``),
+or all ``L`` {values} in order. The answer follows deductively from the replies (the totals of
+every ``j`` give every {value}), so the game is well-posed.
+
+The hidden state is the list of non-zero entries, ``((position, value), ...)`` in order of
+{position}; the target is the whole {sequence} of ``L`` {values}.
+
+What makes it a sequence game rather than a set of {positions} to find: the {values} differ
+(``top = 2`` at every level) and are read off the running totals, whose steps are the {values}
+in order of {position}; a total does not tell how many non-zero {values} lie before ``j``
+(a total of 2 is one 2 or two 1s); the answer is the ordered {sequence}, not a set of marked
+{positions}, and there is no membership or count query.
+
+Levels grow ``L``: 4, 64, 80, 88, 128 with ``k = 2`` and ``top = 2`` (32, 8192, 12800, 15488
+and 32768 candidate {sequences}; level 1 is small). From level 2 on, the totals ``sum(1), sum(2),
+...`` asked in order (a scan with exact books) can stop early only once they have met ``k``
+non-zero {values}; with fewer they must reach ``L``, far beyond the budget (about 2.5 times the
+oracle's turns, the rule of ``mtp_gym/games/README.md``). A planner asks ``sum(L)`` first and
+halves the range where the total steps up.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
 from functools import cache
 from itertools import combinations, product
 
+import numpy as np
+
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec, answer_ints
 
+Entries = tuple[tuple[int, int], ...]
+
 
 @cache
-def _sequences(length: int, k: int, m: int) -> tuple[tuple[int, ...], ...]:
-    """Every sequence of ``length`` values with exactly ``k`` of them in 1..m-1, the rest 0."""
-    out = []
-    for where in combinations(range(length), k):
-        for values in product(range(1, m), repeat=k):
-            seq = [0] * length
-            for i, v in zip(where, values):
-                seq[i] = v
-            out.append(tuple(seq))
-    return tuple(out)
+def _sparse(length: int, k: int, top: int) -> tuple[Entries, ...]:
+    """Every hidden state: 1 to ``k`` ``(position, value)`` pairs, positions in 1..length
+    increasing, values in 1..top (the non-zero entries of the sequence)."""
+    return tuple(
+        tuple(zip(where, values))
+        for count in range(1, k + 1)
+        for where in combinations(range(1, length + 1), count)
+        for values in product(range(1, top + 1), repeat=count)
+    )
+
+
+def _total(entries: Entries, j: int) -> int:
+    """The running total up to position ``j`` (a plain loop: the oracle calls it per state)."""
+    total = 0
+    for i, v in entries:
+        if i > j:
+            break
+        total += v
+    return total
+
+
+_PAIR = re.compile(r"^\s*(\d+)\s*[:=]\s*(\d+)\s*$")
 
 
 class RangeSums(Game):
@@ -43,11 +73,10 @@ class RangeSums(Game):
     structure = "sequence"
     inference = "deductive"
     levels = tuple(
-        {"length": n, "k": k, "m": m, "top": m - 1}
-        for n, k, m in ((4, 2, 3), (24, 2, 3), (32, 2, 3), (32, 3, 2), (30, 4, 2))
+        {"length": n, "k": k, "top": top} for n, k, top in ((4, 2, 2), (64, 2, 2), (80, 2, 2), (88, 2, 2), (128, 2, 2))
     )
-    budgets = (8, 14, 16, 21, 23)
-    queries = (QuerySpec("sum", (int, int), "what is the total of the {values} at {positions} i to j (inclusive)?"),)
+    budgets = (11, 27, 28, 29, 30)
+    queries = (QuerySpec("sum", (int,), "what is the total of the {values} at {positions} 1 to this one (inclusive)?"),)
     vocabulary = {
         "sequence": "sequence",
         "position": "position",
@@ -56,56 +85,75 @@ class RangeSums(Game):
         "values": "values",
     }
     rules_template = (
-        "I have chosen a hidden {sequence} of {length} {values}, at {positions} 1 to {length}: exactly "
-        "{k} of them are {nonzero}, every other one is 0. Your goal is to find every {value} of the "
-        "{sequence}. You may ask one question per turn using the following format:\n{query_formats}\n"
-        "When you know the answer, submit the {values} in order of {position}, separated by commas:\n"
-        "{answer_format}\nYou have {budget} turns in all (questions and the answer)."
+        "I have chosen a hidden {sequence} of {length} {values}, at {positions} 1 to {length}. Between 1 "
+        "and {k} of them (how many is not told) are whole numbers from 1 to {top}; every other {value} is 0. "
+        "Your goal is to find every {value} of the {sequence}. You may ask one question per turn using the "
+        "following format:\n{query_formats}\nWhen you know the answer, submit each non-zero {value} as "
+        "{position}:{value}, in order of {position} and separated by commas (every {position} not listed "
+        "is zero):\n{answer_format}\nYou have {budget} turns in all (questions and the answer)."
     )
 
     @property
     def answer_format(self) -> str:  # type: ignore[override]
-        return "<answer>" + ", ".join(str(v) for v in self._example()) + "</answer>"
+        return f"<answer>{self.format_answer(self.target(self._example()))}</answer>"
 
-    def rules_fields(self) -> dict[str, str]:
-        top = self.params["top"]
-        return {"nonzero": f"whole numbers from 1 to {top}" if top > 1 else "equal to 1"}
-
-    def _example(self) -> list[int]:
+    def _example(self) -> Entries:
         """A valid instance for the rules' example: the non-zero values at every other position."""
-        n, k, top = self.params["length"], self.params["k"], self.params["top"]
-        seq = [0] * n
-        for j in range(k):
-            seq[2 * j + 1] = 1 + j % top
-        return seq
+        k, top = self.params["k"], self.params["top"]
+        return tuple((2 * j + 2, 1 + j % top) for j in range(k))
 
-    def candidate_states(self) -> tuple[tuple[int, ...], ...]:
-        return _sequences(self.params["length"], self.params["k"], self.params["m"])
+    def candidate_states(self) -> tuple[Entries, ...]:
+        return _sparse(self.params["length"], self.params["k"], self.params["top"])
+
+    def sample_hidden(self, rng: np.random.Generator) -> Entries:
+        n, k, top = self.params["length"], self.params["k"], self.params["top"]
+        count = int(rng.integers(1, k + 1))
+        where = sorted(int(i) + 1 for i in rng.choice(n, size=count, replace=False))
+        return tuple(zip(where, (int(v) for v in rng.integers(1, top + 1, size=count))))
+
+    def target(self, hidden: Entries) -> tuple[int, ...]:
+        seq = [0] * self.params["length"]
+        for i, v in hidden:
+            seq[i - 1] = v
+        return tuple(seq)
 
     def query_args(self, name: str) -> list[tuple]:
-        n = self.params["length"]
-        return [(i, j) for i in range(1, n + 1) for j in range(i, n + 1)]
+        return [(j,) for j in range(1, self.params["length"] + 1)]
 
     def example_args(self, name: str) -> tuple:
-        return (1, 3)
+        return (3,)
 
-    def respond(self, hidden: tuple[int, ...], name: str, args: tuple) -> Hashable:
-        i, j = args
-        return sum(hidden[i - 1 : j])
+    def respond(self, hidden: Entries, name: str, args: tuple) -> Hashable:
+        return _total(hidden, args[0])
 
     def parse_answer(self, text: str) -> tuple[int, ...]:
-        values = tuple(answer_ints(text, self.answer_format))
-        n, k, m = self.params["length"], self.params["k"], self.params["m"]
-        if len(values) != n or not all(0 <= v < m for v in values):
+        n, k, top = self.params["length"], self.params["k"], self.params["top"]
+        usage = (
+            f"submit each non-zero {self.vocab['value']} as {self.vocab['position']}:{self.vocab['value']} "
+            f"({self.vocab['positions']} 1 to {n}, {self.vocab['values']} 1 to {top}), as {self.answer_format}"
+        )
+        if ":" in text or "=" in text:
+            seq = [0] * n
+            for item in filter(str.strip, re.split(r"[,;\n]", text.strip(" .{}[]()"))):
+                match = _PAIR.match(item)
+                if not match:
+                    raise InvalidAction(f"{item.strip()[:30]!r} is not a {self.vocab['position']}:value pair; {usage}.")
+                i, v = int(match[1]), int(match[2])
+                if not (1 <= i <= n and 0 <= v <= top) or (seq[i - 1] and v):
+                    raise InvalidAction(f"{item.strip()[:30]!r} does not fit; {usage}.")
+                seq[i - 1] = v
+            values = tuple(seq)
+        else:
+            values = tuple(answer_ints(text, self.answer_format))
+            if len(values) != n or not all(0 <= v <= top for v in values):
+                raise InvalidAction(f"{usage}, or all {n} {self.vocab['values']} in order.")
+        nonzero = sum(v != 0 for v in values)
+        if not 1 <= nonzero <= k:
             raise InvalidAction(
-                f"submit exactly {n} {self.vocab['values']} from 0 to {m - 1}, as {self.answer_format}."
-            )
-        if sum(v != 0 for v in values) != k:
-            raise InvalidAction(
-                f"the {self.vocab['sequence']} has exactly {k} non-zero {self.vocab['values']}; "
-                f"this answer has {sum(v != 0 for v in values)}."
+                f"the {self.vocab['sequence']} has between 1 and {k} non-zero {self.vocab['values']}; "
+                f"this answer has {nonzero}."
             )
         return values
 
     def format_answer(self, target: Hashable) -> str:
-        return ", ".join(str(v) for v in target)
+        return ", ".join(f"{i}:{v}" for i, v in enumerate(target, 1) if v)

@@ -1,34 +1,29 @@
 """Sequence Transform (sequence, inductive): infer a hidden rule that rewrites sequences.
 
-The env hides a {transformation} that turns every input {sequence} of ``L`` {symbols} (digits
-``0..k-1``) into an output {sequence}. The agent feeds inputs of its choice (``apply(s)``, e.g.
-``apply(012)``) and must generalize from these input/output examples to the
-{transformation} itself. A {transformation} first relabels every {symbol} with a hidden
-relabelling (written as the new labels of ``0, 1, ..., k-1``, e.g. ``map 201`` turns 0 into
-2, 1 into 0, 2 into 1), then reorders the {sequence} with one operation:
+The env hides a {transformation} that rewrites any {run} of consecutive {numbers}
+``i, i+1, ..., j`` (``1 <= i <= j <= N``) into an output {sequence}. The agent feeds {runs} of
+its choice (``apply(i, j)``) and must generalize from these input/output examples to the
+{transformation} itself, one of these forms (one whole-number parameter each):
 
 ================  ================================================================
-``keep``          the order is unchanged
-``reverse``       the order is reversed
-``rotate r``      the first ``r`` {symbols} move to the end (``1 <= r < L``)
-``swap``          neighbours swap in pairs: 1st with 2nd, 3rd with 4th, ...
-``sort``          the {symbols} are sorted, smallest first
-``sortdesc``      the {symbols} are sorted, largest first
+``rotate p``      the first ``p`` {numbers} of the {run} move to its end, in order
+                  (a {run} of ``p`` {numbers} or fewer is unchanged)
+``drop p``        every multiple of ``p`` is removed
+``cap p``         every {number} greater than ``p`` becomes ``p``
+``cut p``         only the first ``p`` {numbers} of the {run} are kept
+``flip w``        a {run} of more than ``w`` {numbers} is reversed (a shorter one is unchanged)
 ================  ================================================================
 
-At levels 1-2 the relabelling is one-to-one (a permutation of the digits); from level 3 on it
-may give several digits the same label (any of the ``k ** k`` maps, e.g. ``map 1102``).
+No two rules of a level act the same on every {run} (the {runs} ``1..j`` and ``2..j``
+already tell them apart), and applying the rule to every {run} determines it, so the game is well-posed.
 
-Rules that act the same on every input are one hidden state (the first operation in the table
-order, then the first relabelling in lexicographic order); any submitted rule that acts like
-the hidden one is right. Applying the rule to every input determines it, so the game is
-well-posed. Levels keep ``L = 3`` and grow the digits ``k`` past it, (L, k, merging) = (3, 2,
-no), (3, 3, no), (3, 3, yes), (3, 4, yes), (3, 5, yes): 14, 42, 171, 1768 and 21845 distinct
-rules over 8, 27, 27, 64 and 125 inputs. One example shows the new labels of at most 3
-digits, so once ``k`` exceeds 3, or labels can merge (which also hides where a {symbol}
-went), the rule needs more examples: the oracle's mean turns over configurations 0-399 of
-each level are 3.00, 3.00, 3.25, 3.46, 3.79 (``sort`` rules, which show only the multiset of
-labels, take the most).
+Every parameter is a place on the number line that a {run} shows only once it reaches past
+it: one long {run} shows ``rotate``, ``drop``, ``cap`` and ``cut`` at once, and ``flip`` takes
+a split of the {run} lengths, while a read of the {runs} in order (``1..1, 1..2, 1..3, ...``)
+or of the single {numbers} finds the parameter only when it gets there. Level 1: ``N = 4``,
+``rotate`` and ``drop`` (6 rules); levels 2-5 grow ``N`` (40, 48, 56, 64) and add ``cap``
+(level 2), ``cut`` (level 3) and ``flip`` (level 5): 117, 188, 220 and 315 rules. The forms
+are drawn uniformly, then the parameter.
 """
 
 from __future__ import annotations
@@ -36,7 +31,6 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable
 from functools import cache
-from itertools import permutations, product
 from typing import Any
 
 import numpy as np
@@ -44,216 +38,152 @@ import numpy as np
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
 
-#: Order operation -> help line.
-ORDERS: dict[str, str] = {
-    "keep": "keep: the order is unchanged",
-    "reverse": "reverse: the order is reversed",
-    "rotate": "rotate r: the first r {symbols} move to the end, in order (1 <= r < {L})",
-    "swap": "swap: neighbours swap in pairs (1st with 2nd, 3rd with 4th, ...)",
-    "sort": "sort: the {symbols} are sorted, smallest first",
-    "sortdesc": "sortdesc: the {symbols} are sorted, largest first",
+#: Form -> (the help line shown in the rules, the parameter's range as (low, high - N)).
+FORMS: dict[str, tuple[str, tuple[int, int]]] = {
+    "rotate": (
+        "rotate p: the first p {numbers} of the {run} move to its end, in order (a {run} of p {numbers} or "
+        "fewer is unchanged)",
+        (1, -1),
+    ),
+    "drop": ("drop p: every multiple of p is removed", (2, 0)),
+    "cap": ("cap p: every {number} greater than p becomes p", (1, -1)),
+    "cut": ("cut p: only the first p {numbers} of the {run} are kept (a shorter {run} is unchanged)", (1, -1)),
+    "flip": ("flip w: a {run} of more than w {numbers} is reversed, a shorter one is unchanged", (1, -1)),
 }
 
-Rule = tuple  # (order op, r or 0, relabelling: the new labels of 0..k-1 as a tuple of ints)
+Rule = tuple  # (form, parameter)
 
 
-def apply_rule(rule: Rule, seq: str) -> str:
-    """The output of ``rule`` on the input digit string ``seq``."""
-    op, r, relabel = rule
-    s = [str(relabel[int(c)]) for c in seq]
-    if op == "reverse":
-        s.reverse()
-    elif op == "rotate":
-        s = s[r:] + s[:r]
-    elif op == "swap":
-        for i in range(0, len(s) - 1, 2):
-            s[i], s[i + 1] = s[i + 1], s[i]
-    elif op == "sort":
-        s.sort()
-    elif op == "sortdesc":
-        s.sort(reverse=True)
-    elif op != "keep":
-        raise ValueError(f"unknown order operation {op!r}")
-    return "".join(s)
+def apply_rule(rule: Rule, i: int, j: int) -> tuple[int, ...]:
+    """The output of ``rule`` on the run ``i, i+1, ..., j``."""
+    form, p = rule
+    run = list(range(i, j + 1))
+    if form == "rotate":
+        return tuple(run[p:] + run[:p]) if len(run) > p else tuple(run)
+    if form == "drop":
+        return tuple(x for x in run if x % p)
+    if form == "cap":
+        return tuple(min(x, p) for x in run)
+    if form == "cut":
+        return tuple(run[:p])
+    if form == "flip":
+        return tuple(reversed(run)) if len(run) > p else tuple(run)
+
+    raise ValueError(f"unknown rule form {form!r}")
 
 
-@cache
-def inputs(length: int, k: int) -> tuple[str, ...]:
-    """Every input sequence of a level, in lexicographic order (input ``i`` is ``i`` in base ``k``)."""
-    return tuple("".join(p) for p in product("0123456789"[:k], repeat=length))
+def param_range(form: str, top: int) -> tuple[int, int]:
+    low, high = FORMS[form][1]
+    return low, top + high
 
 
 @cache
-def _input_index(length: int, k: int) -> dict[str, int]:
-    return {s: i for i, s in enumerate(inputs(length, k))}
-
-
-def _orders(length: int) -> list[tuple[str, int]]:
-    return [
-        ("keep", 0),
-        ("reverse", 0),
-        *(("rotate", r) for r in range(1, length)),
-        ("swap", 0),
-        ("sort", 0),
-        ("sortdesc", 0),
-    ]
-
-
-def _relabels(k: int, merge: bool) -> list[tuple[int, ...]]:
-    """Every relabelling in lexicographic order: one-to-one, or (``merge``) any map of the digits."""
-    return list(product(range(k), repeat=k)) if merge else list(permutations(range(k)))
-
-
-def _codes(op: str, r: int, relabels: np.ndarray, length: int, k: int) -> np.ndarray:
-    """Output codes (an output is input number ``code``) of every relabelling in ``relabels``
-    followed by ``(op, r)``, on every input: shape (relabellings, inputs)."""
-    xs = np.array([[int(c) for c in s] for s in inputs(length, k)], dtype=np.int64).reshape(-1, length)
-    out = relabels[:, xs]  # (relabellings, inputs, positions)
-    if op == "reverse":
-        out = out[..., ::-1]
-    elif op == "rotate":
-        out = np.roll(out, -r, axis=-1)
-    elif op == "swap":
-        order = list(range(length))
-        for i in range(0, length - 1, 2):
-            order[i], order[i + 1] = order[i + 1], order[i]
-        out = out[..., order]
-    elif op == "sort":
-        out = np.sort(out, axis=-1)
-    elif op == "sortdesc":
-        out = np.sort(out, axis=-1)[..., ::-1]
-    elif op != "keep":
-        raise ValueError(f"unknown order operation {op!r}")
-    return out @ (k ** np.arange(length - 1, -1, -1))
-
-
-@cache
-def _rules(length: int, k: int, merge: bool) -> tuple[tuple[Rule, ...], dict[bytes, Rule], dict[Rule, tuple[str, ...]]]:
-    """The distinct rules of a level (the first operation in table order, then the first
-    relabelling, of each behaviour), the map (output codes on every input, as bytes) ->
-    canonical rule, and each distinct rule's outputs by input index (what ``respond`` looks up)."""
-    relabels = _relabels(k, merge)
-    table = np.array(relabels, dtype=np.int64).reshape(len(relabels), k)
-    xs = inputs(length, k)
-    canonical: dict[bytes, Rule] = {}
-    outputs: dict[Rule, tuple[str, ...]] = {}
-    for op, r in _orders(length):
-        codes = _codes(op, r, table, length, k)
-        for relabel, row in zip(relabels, codes):
-            key = row.astype(np.int32).tobytes()
-            if key not in canonical:
-                rule = (op, r, relabel)
-                canonical[key] = rule
-                outputs[rule] = tuple(xs[c] for c in row)
-    return tuple(outputs), canonical, outputs
-
-
-def _signature(rule: Rule, length: int, k: int) -> bytes:
-    """The key of ``rule`` in ``_rules(...)[1]``: its output codes on every input."""
-    index = _input_index(length, k)
-    return np.array([index[apply_rule(rule, s)] for s in inputs(length, k)], dtype=np.int32).tobytes()
+def _rules(level_index: int) -> tuple[Rule, ...]:
+    """The rules of a level, in table order. No two act the same (from ``N = 3`` on, each
+    differs from every other on the whole run ``1..N``), so each is its own hidden state."""
+    level = SequenceTransform.levels[level_index]
+    out = []
+    for form in level["forms"]:
+        low, high = param_range(form, level["N"])
+        out.extend((form, p) for p in range(low, high + 1))
+    return tuple(out)
 
 
 def format_rule(rule: Rule) -> str:
-    op, r, relabel = rule
-    labels = "".join(str(x) for x in relabel)
-    return f"{op} {r}, map {labels}" if op == "rotate" else f"{op}, map {labels}"
+    return f"{rule[0]} {rule[1]}"
 
 
 class SequenceTransform(Game):
     name = "SequenceTransform"
     structure = "sequence"
     inference = "inductive"
-    #: ``merge``: the relabelling may give several digits the same label (``k ** k`` maps, not ``k!``).
-    levels = tuple(
-        {"L": n, "k": k, "top": k - 1, "merge": merge}
-        for n, k, merge in ((3, 2, False), (3, 3, False), (3, 3, True), (3, 4, True), (3, 5, True))
+    levels = (
+        {"N": 4, "forms": ("rotate", "drop")},
+        {"N": 40, "forms": ("rotate", "drop", "cap")},
+        {"N": 48, "forms": ("rotate", "drop", "cap", "cut")},
+        {"N": 56, "forms": ("rotate", "drop", "cap", "cut")},
+        {"N": 64, "forms": ("rotate", "drop", "cap", "cut", "flip")},
     )
-    budgets = (6, 6, 7, 7, 8)
-    queries = (QuerySpec("apply", (str,), "what does the hidden {transformation} turn this input {sequence} into?"),)
-    vocabulary = {"transformation": "transformation", "sequence": "sequence", "symbol": "symbol", "symbols": "symbols"}
+    budgets = (5, 5, 6, 6, 12)
+    queries = (
+        QuerySpec(
+            "apply",
+            (int, int),
+            "what does the hidden {transformation} output for the {run} of {numbers} from the first to the second?",
+        ),
+    )
+    vocabulary = {
+        "transformation": "transformation",
+        "sequence": "sequence",
+        "run": "run",
+        "runs": "runs",
+        "number": "number",
+        "numbers": "numbers",
+    }
     rules_template = (
-        "I have chosen a hidden {transformation} that turns every {sequence} of {L} {symbols} (each "
-        "a digit from 0 to {top}) into another {sequence} of {L} {symbols}. It first relabels every "
-        "{symbol} with a hidden {relabelling}, written as the new labels of {digits} in "
-        "that order (for example map {example_map} turns 0 into {example_first}), then reorders the "
-        "{sequence} with one of these operations:\n{order_lines}\n"
-        "Your goal is to find the {transformation} from examples. Any {transformation} that turns "
-        "every input into the same output counts as the same one. You may try one input {sequence} "
-        "per turn using the following format:\n{query_formats}\n"
-        "When you know the {transformation}, submit its operation and relabelling, for example:\n"
+        "I have chosen a hidden {transformation} that rewrites any {run} of consecutive {numbers}, from a "
+        "first {number} i to a last {number} j ({range_text}), into an output {sequence}. It is one of "
+        "these forms (the parameter is a whole number in the range given):\n{form_lines}\n"
+        "Your goal is to find the {transformation} from its outputs on {runs} of your choice. You may "
+        "feed it one {run} per turn, naming its first and last {number}, using the following "
+        "format:\n{query_formats}\n"
+        "When you know the {transformation}, submit its form and parameter, for example:\n"
         "{answer_format}\nYou have {budget} turns in all (questions and the answer)."
     )
-
-    @property
-    def answer_format(self) -> str:  # type: ignore[override]
-        return f"<answer>rotate 1, map {self._example_map()}</answer>"
-
-    def _example_map(self) -> str:
-        digits = "0123456789"[: self.params["k"]]
-        return digits[1:] + digits[0]
+    answer_format = "<answer>rotate 2</answer>"
 
     def rules_fields(self) -> dict[str, Any]:
-        lines = [f"  {ORDERS[op]}".format(L=self.params["L"], **self.vocab) for op in ORDERS]
-        example = self._example_map()
-        return {
-            "order_lines": "\n".join(lines),
-            "digits": ", ".join("0123456789"[: self.params["k"]]),
-            "example_map": example,
-            "example_first": example[0],
-            "relabelling": (
-                f"relabelling that may give several {self.vocab['symbols']} the same new label"
-                if self.params["merge"]
-                else "one-to-one relabelling"
-            ),
-        }
+        top = self.params["N"]
+        lines = []
+        for form in self.params["forms"]:
+            low, high = param_range(form, top)
+            name = "w" if form == "flip" else "p"
+            lines.append(f"  {FORMS[form][0].format(**self.vocab)}; {name} from {low} to {high}")
+        return {"form_lines": "\n".join(lines), "range_text": f"1 <= i <= j <= {top}"}
 
     def candidate_states(self) -> tuple[Rule, ...]:
-        return _rules(self.params["L"], self.params["k"], self.params["merge"])[0]
+        return _rules(self.level - 1)
+
+    def sample_hidden(self, rng: np.random.Generator) -> Rule:
+        forms = [f for f in self.params["forms"] if any(r[0] == f for r in self.candidate_states())]
+        form = forms[int(rng.integers(len(forms)))]
+        rules = [r for r in self.candidate_states() if r[0] == form]
+        return rules[int(rng.integers(len(rules)))]
 
     def query_args(self, name: str) -> list[tuple]:
-        return [(s,) for s in inputs(self.params["L"], self.params["k"])]
+        top = self.params["N"]
+        return [(i, j) for i in range(1, top + 1) for j in range(i, top + 1)]
 
     def example_args(self, name: str) -> tuple:
-        return ("".join(str(i % self.params["k"]) for i in range(self.params["L"])),)
-
-    def parse_query(self, name: str, content: str) -> tuple:
-        return super().parse_query(name, re.sub(r"[\s,]+", "", content))  # "0 1 2" = "012"
+        return (2, 3)
 
     def respond(self, hidden: Rule, name: str, args: tuple) -> Hashable:
-        n, k = self.params["L"], self.params["k"]
-        outputs = _rules(n, k, self.params["merge"])[2].get(hidden)
-        index = _input_index(n, k).get(args[0])
-        return outputs[index] if outputs is not None and index is not None else apply_rule(hidden, args[0])
+        return apply_rule(hidden, args[0], args[1])
+
+    def render_value(self, name: str, args: tuple, value: Hashable) -> str:
+        return ", ".join(str(x) for x in value) if value else "(nothing)"
+
+    def wrong_answer(self, name: str, args: tuple, hidden: Any = None) -> Hashable:
+        """The most frequent other output of this run over the rules; when every rule gives the
+        same output (a single {number}), that {number} one higher."""
+        truth = self.respond(self.hidden if hidden is None else hidden, name, args)
+        if any(self.respond(s, name, args) != truth for s in self.candidate_states()):
+            return super().wrong_answer(name, args, hidden)
+        return (*truth[:-1], truth[-1] + 1) if truth else (args[0],)
 
     def parse_answer(self, text: str) -> Rule:
-        n, k = self.params["L"], self.params["k"]
-        m = re.fullmatch(
-            r"\s*(keep|reverse|rotate|swap|sortdesc|sort)\s*(\d+)?\s*[,;]?\s*map\s*[:=]?\s*(\d+)\s*\.?\s*",
-            text.lower(),
-        )
-        if m is None:
+        forms = self.params["forms"]
+        m = re.fullmatch(r"\s*([a-z]+)\s*[:=]?\s*(-?\d+)\s*\.?\s*", text.lower())
+        if m is None or m.group(1) not in forms:
             raise InvalidAction(
-                f"the answer {text[:60]!r} is not an operation and a relabelling; submit as {self.answer_format}."
+                f"the answer {text[:60]!r} is not a form ({', '.join(forms)}) and a whole number; "
+                f"submit as {self.answer_format}."
             )
-        op, r_text, relabel = m.groups()
-        if (op == "rotate") != (r_text is not None):
-            raise InvalidAction("only rotate takes a number r, as in 'rotate 2, map ...'.")
-        r = int(r_text) if r_text else 0
-        if op == "rotate" and not 1 <= r < n:
-            raise InvalidAction(f"rotate takes r from 1 to {n - 1}.")
-        if self.params["merge"]:
-            if len(relabel) != k or max(relabel) >= str(k):
-                raise InvalidAction(
-                    f"the relabelling must give one new label from 0 to {k - 1} to each of the {k} digits "
-                    f"0 to {k - 1}, in that order, e.g. map {self._example_map()}."
-                )
-        elif sorted(relabel) != list("0123456789"[:k]):
-            raise InvalidAction(
-                f"the relabelling must list each digit 0 to {k - 1} exactly once, e.g. map {self._example_map()}."
-            )
-        rule = (op, r, tuple(int(c) for c in relabel))
-        return _rules(n, k, self.params["merge"])[1][_signature(rule, n, k)]
+        form, p = m.group(1), int(m.group(2))
+        low, high = param_range(form, self.params["N"])
+        if not low <= p <= high:
+            raise InvalidAction(f"{form} takes a parameter from {low} to {high}.")
+        return (form, p)
 
     def format_answer(self, target: Hashable) -> str:
         return format_rule(target)

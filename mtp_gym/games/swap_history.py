@@ -1,79 +1,90 @@
 """Swap History (sequence, abductive): explain an observed reordering by the swaps that caused it.
 
-A row of ``n`` {items} ``A, B, C, ...`` started in alphabetical order; then ``m`` {moves} were
-made, each {move} swapping the {items} at two neighbouring {places} ``p`` and ``p + 1`` (two
-{moves} may swap the same {places}). The final row is the observed outcome, shown
-in the rules (``public["final"]``). The hidden cause is the list of {moves} (the ``p`` of
-each). Several {move} lists usually explain the same final row; the agent questions the
-history: ``place(x, t)`` (where was {item} ``x`` right after {move} ``t``, ``t < m``?) and
-``moved(x, t)`` (was {item} ``x`` one of the two swapped at {move} ``t``?), then submits the
-list. The ``place`` answers of every {item} after every {move} fix every intermediate row
-(the last one is the observed outcome), hence every {move}: the game is well-posed.
+A row of ``n`` {items} ``A, B, C, ...`` started in alphabetical order. During ``T`` {ticks}
+exactly two {moves} were made, at two different {ticks}; each {move} swapped the {items} at
+two neighbouring {places} ``p`` and ``p + 1``. The final row is the observed outcome, shown in
+the rules (``public["final"]``). The hidden cause is the pair of {moves}: the {tick} and the
+``p`` of each. The outcome tells which {items} were swapped (two swaps of {places} far apart
+leave two pairs exchanged and happened in either order; two swaps of overlapping {places}
+leave three {items} rotated, in one order only) but never when: the agent questions the
+history with ``row(t)`` (the whole row right after {tick} ``t``, ``t < T``), then submits
+``tick:p`` for each {move}. The rows after every {tick} fix both {moves} (the row after the
+last {tick} is the outcome): the game is well-posed.
 
-The outcome is drawn by making ``m`` random {moves}, drawn again while fewer than ``least``
-{move} lists explain it (a level's floor; at least 82% of the draws pass it); the hidden cause
-is then drawn uniformly among all {move} lists that explain it. Levels grow ``(n, m, least)``:
-(3, 4, 4), (4, 4, 8), (5, 5, 20), (5, 6, 30), (6, 7, 40) (16 to 78125 {move} lists); on the
-benchmark split an outcome has on average 6, 12, 64, 190 and 887 explanations (5-6, 9-17,
-33-95, 48-358 and 132-2240).
+The outcome is drawn by making two {moves} of {places} far apart (they share no {item}) at two
+random {ticks}, so it shows two pairs exchanged and either {move} may have come first; the
+hidden cause is then drawn uniformly among all the pairs of {moves} that explain it
+(``2 * C(T, 2)``). A ``row`` question is a split in time (has each {move}
+happened by then?), so about ``2 log2 T`` questions find both {ticks}, while a look at the
+rows {tick} after {tick} finds the later {move} only by reaching it. Levels grow ``(n, T)``:
+(4, 3), (4, 48), (5, 64), (5, 72), (6, 80): 6, 2256, 4032, 5112 and 6320 explanations.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
 from functools import cache
-from itertools import product
+from itertools import combinations, product
 from typing import Any
 
 import numpy as np
 
 from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import Game, QuerySpec, answer_ints
+from mtp_gym.games.base import Game, QuerySpec
 from mtp_gym.games.hidden_order import LETTERS
 
-Moves = tuple[int, ...]
+Moves = tuple[tuple[int, int], ...]  # ((tick, p), (tick, p)), ticks increasing
 
 
 def rows(n: int, moves: Moves) -> list[tuple[str, ...]]:
-    """The row after each move (``rows[t]`` after move ``t``; ``rows[0]`` the start)."""
+    """The row before the first move and after each move (``rows[k]`` after move ``k``)."""
     row = list(LETTERS[:n])
     out = [tuple(row)]
-    for p in moves:
+    for _, p in moves:
         row[p - 1], row[p] = row[p], row[p - 1]
         out.append(tuple(row))
     return out
 
 
+def row_after(n: int, moves: Moves, tick: int) -> tuple[str, ...]:
+    """The row right after ``tick`` (the moves made at ``tick`` or earlier)."""
+    (t1, _), (t2, _) = moves
+    return _rows(n, moves)[(tick >= t1) + (tick >= t2)]
+
+
 @cache
-def _histories(n: int, m: int) -> dict[tuple[str, ...], tuple[Moves, ...]]:
-    """Every allowed move list of a level, grouped by the final row it produces."""
+def _rows(n: int, moves: Moves) -> tuple[tuple[str, ...], ...]:
+    return tuple(rows(n, moves))
+
+
+@cache
+def _histories(n: int, ticks: int) -> dict[tuple[str, ...], tuple[Moves, ...]]:
+    """Every pair of moves (two different ticks, two places) grouped by the final row it
+    produces; a pair that leaves the row as it started is not kept (it is never drawn)."""
+    start = tuple(LETTERS[:n])
     out: dict[tuple[str, ...], list[Moves]] = {}
-    for moves in product(range(1, n), repeat=m):
-        out.setdefault(rows(n, moves)[-1], []).append(moves)
+    for t1, t2 in combinations(range(1, ticks + 1), 2):
+        for p1, p2 in product(range(1, n), repeat=2):
+            moves = ((t1, p1), (t2, p2))
+            final = rows(n, moves)[-1]
+            if final != start:
+                out.setdefault(final, []).append(moves)
     return {k: tuple(v) for k, v in out.items()}
-
-
-@cache
-def _trace(n: int, moves: Moves) -> tuple[dict[str, int], ...]:
-    """Per row (after move t), item -> its 1-based place."""
-    return tuple({x: i + 1 for i, x in enumerate(row)} for row in rows(n, moves))
 
 
 class SwapHistory(Game):
     name = "SwapHistory"
     structure = "sequence"
     inference = "abductive"
-    levels = tuple(
-        {"n": n, "m": m, "least": least} for n, m, least in ((3, 4, 4), (4, 4, 8), (5, 5, 20), (5, 6, 30), (6, 7, 40))
-    )
-    budgets = (7, 7, 11, 14, 16)
+    levels = tuple({"n": n, "T": ticks} for n, ticks in ((4, 3), (4, 48), (5, 64), (5, 72), (6, 80)))
+    budgets = (8, 25, 27, 27, 28)
     queries = (
         QuerySpec(
-            "place",
-            (str, int),
-            "at which {place} (1 to {n}) was this {item} right after this {move} (ask about {moves} 1 to {before_last})?",
+            "row",
+            (int,),
+            "what was the order of the {row} right after this {tick} (ask about {ticks} 1 to {before_last})?",
         ),
-        QuerySpec("moved", (str, int), "was this {item} one of the two swapped at this {move}?"),
     )
     vocabulary = {
         "item": "item",
@@ -83,68 +94,70 @@ class SwapHistory(Game):
         "places": "places",
         "move": "move",
         "moves": "moves",
+        "tick": "minute",
+        "ticks": "minutes",
     }
     rules_template = (
-        "A {row} of {n} {items} started in the order {start} ({place} 1 first). Then {m} {moves} "
-        "were made; each {move} swapped the two {items} at two neighbouring {places} p and p+1 (several "
-        "{moves} may swap the same two {places}). Afterwards the {row} was observed "
-        "in the order {final_text}. Your goal is to find which {moves} caused this: the {place} p "
-        "of each of the {m} {moves}, in order. You may ask one question per turn using the "
-        "following format ({moves} are numbered 1 to {m}):\n{query_formats}\n"
-        "When you know the answer, submit the p of every {move} in order, separated by commas:\n"
-        "{answer_format}\nYou have {budget} turns in all (questions and the answer)."
+        "A {row} of {n} {items} started in the order {start} ({place} 1 first). During the next {T} "
+        "{ticks}, exactly two {moves} were made, at two different {ticks}; each {move} swapped the two "
+        "{items} at two neighbouring {places} p and p+1. Afterwards the {row} was observed in the order "
+        "{final_text}. Your goal is to find which {moves} caused this: the {tick} and the {place} p of "
+        "each {move}. You may ask one question per turn using the following format ({ticks} are "
+        "numbered 1 to {T}):\n{query_formats}\n"
+        "When you know the answer, submit each {move} as {tick}:p, in the order they were made, "
+        "separated by commas:\n{answer_format}\nYou have {budget} turns in all (questions and the answer)."
     )
 
     @property
     def answer_format(self) -> str:  # type: ignore[override]
-        return "<answer>" + ", ".join(str(1 + (t % 2)) for t in range(self.params["m"])) + "</answer>"
+        ticks = self.params["T"]
+        return f"<answer>{max(1, ticks // 4)}:1, {max(2, ticks // 2)}:2</answer>"
 
     @classmethod
     def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
-        n, m, least = (cls.levels[level - 1][k] for k in ("n", "m", "least"))
-        histories = _histories(n, m)
-        while True:  # an outcome with few explanations is too easy a puzzle: draw again
-            moves = tuple(int(p) for p in rng.integers(1, n, size=m))
-            final = rows(n, moves)[-1]
-            if len(histories[final]) >= least:
-                return {"final": final}
+        n, ticks = cls.levels[level - 1]["n"], cls.levels[level - 1]["T"]
+        t1, t2 = sorted(int(t) + 1 for t in rng.choice(ticks, size=2, replace=False))
+        far = [(p, q) for p in range(1, n) for q in range(1, n) if abs(p - q) >= 2]
+        p1, p2 = far[int(rng.integers(len(far)))]
+        return {"final": rows(n, ((t1, p1), (t2, p2)))[-1]}
 
     def rules_fields(self) -> dict[str, Any]:
         return {
             "start": ", ".join(LETTERS[: self.params["n"]]),
             "final_text": ", ".join(self.public.get("final", ())),
-            "before_last": self.params["m"] - 1,
+            "before_last": self.params["T"] - 1,
         }
 
     def candidate_states(self) -> tuple[Moves, ...]:
-        return _histories(self.params["n"], self.params["m"]).get(tuple(self.public["final"]), ())
+        return _histories(self.params["n"], self.params["T"]).get(tuple(self.public["final"]), ())
 
     def query_args(self, name: str) -> list[tuple]:
-        n, m = self.params["n"], self.params["m"]
-        last = m - 1 if name == "place" else m
-        return [(x, t) for x in LETTERS[:n] for t in range(1, last + 1)]
+        return [(t,) for t in range(1, self.params["T"])]
 
     def example_args(self, name: str) -> tuple:
-        return ("B", 1)
-
-    def parse_query(self, name: str, content: str) -> tuple:
-        return super().parse_query(name, content.upper())
+        return (2,)
 
     def respond(self, hidden: Moves, name: str, args: tuple) -> Hashable:
-        x, t = args
-        if name == "place":
-            return _trace(self.params["n"], hidden)[t][x]
-        p = hidden[t - 1]
-        return _trace(self.params["n"], hidden)[t - 1][x] in (p, p + 1)
+        (tick,) = args
+        (t1, _), (t2, _) = hidden
+        return _rows(self.params["n"], hidden)[(tick >= t1) + (tick >= t2)]
+
+    def render_value(self, name: str, args: tuple, value: Hashable) -> str:
+        return ", ".join(value)
 
     def parse_answer(self, text: str) -> Moves:
-        moves = tuple(answer_ints(text, self.answer_format))
-        n, m = self.params["n"], self.params["m"]
-        if len(moves) != m or not all(1 <= p < n for p in moves):
-            raise InvalidAction(
-                f"submit exactly {m} {self.vocab['places']} p from 1 to {n - 1}, as {self.answer_format}."
-            )
+        n, ticks = self.params["n"], self.params["T"]
+        message = (
+            f"submit the two {self.vocab['moves']} as {self.vocab['tick']}:p (a {self.vocab['tick']} from 1 to "
+            f"{ticks}, p from 1 to {n - 1}), in the order they were made, as {self.answer_format}."
+        )
+        numbers = [int(x) for x in re.findall(r"-?\d+", text)]
+        if len(numbers) != 4:
+            raise InvalidAction(message)
+        moves = ((numbers[0], numbers[1]), (numbers[2], numbers[3]))
+        if not all(1 <= t <= ticks and 1 <= p < n for t, p in moves) or moves[0][0] >= moves[1][0]:
+            raise InvalidAction(message)
         return moves
 
     def format_answer(self, target: Hashable) -> str:
-        return ", ".join(str(p) for p in target)
+        return ", ".join(f"{t}:{p}" for t, p in target)

@@ -1,85 +1,177 @@
-"""Tree Fault Diagnosis (tree, abductive): explain an observed outage by its faulty nodes.
+"""Tree Fault Diagnosis (tree, abductive): which hidden {marked} {nodes} explain the {covered} leaves?
 
-The rules show a distribution tree (a random shape per configuration, public): power flows
-from the root down every edge and a faulty node passes none on, so a node is without power
-exactly when it or one of its ancestors is faulty. One or more nodes are faulty (hidden),
-none below another. The observed outcome is public: which leaves have no power. Several
-fault sets explain the same outage (a parent's fault looks like faults in all its children,
-a single-child chain hides where the fault sits), and the hidden one is drawn uniformly
-among every explanation. Queries: ``powered(v)`` (does ``v`` have power?) and ``faulty(v)``
-(is ``v`` itself faulty?); the agent submits the faulty nodes, which the ``faulty`` answers
-determine. Levels grow the tree and the number of explanations of the shown outage (the
-outage comes from ``k`` random faults; configurations are redrawn until the count of
-explanations lies in the level's range): depth 3 / 12 nodes / k 2 / 5-12 explanations,
-4 / 18 / 2 / 13-40, 5 / 26 / 3 / 41-120, 6 / 36 / 4 / 121-400, 7 / 48 / 5 / 401-1200 (at
-most 3 children per node), so level 1 already offers at least 5 explanations.
+The rules show a rooted {tree} (a random shape per configuration, public; numbers grow
+downwards, breadth first). Exactly ``k`` non-root {nodes} are {marked} (hidden). A {node} is
+{covered} when it or one of the {nodes} above it is {marked}, so a {marked} {node} below
+another {marked} {node} leaves no visible trace. The observed outcome is public: which leaves
+are {covered}. The hidden cause is the set of ``k`` {marked} {nodes}, drawn uniformly among
+every ``k``-set that explains the outcome (every {covered} leaf has a {marked} {node} on its
+path from the {root}, and no {marked} {node} has an uncovered leaf below it); the outcome
+rules out every other ``k``-set. (The story of the isomorphic probe: a power network whose
+faulty stations leave the end stations below them without power.)
+
+The outcome shows the top of the cause (the {covered} parts of the {tree}) and nothing of the
+{marked} {nodes} hidden below the top ones. Queries: ``marked(v)`` (is ``v`` {marked}?) and
+``count(v)`` (how many {marked} {nodes} are numbered ``v`` or lower?: a group count over the
+numbers, as in Broken Link); the agent submits the ``k`` {marked} {nodes}, which the ``marked``
+answers determine.
+
+Configurations: a random {tree} of ``rest`` {nodes} (depth ``depth``, at most 3 children) with
+two random subtrees of ``grafts`` {nodes} each hung under two of its inner {nodes}; the roots of
+the two subtrees and two more {nodes} inside them are {marked} (``k`` = 4), and the draw is kept
+when the number of explanations lies in the level's range (their count is exact, by dynamic
+programming; the hidden cause is then drawn from the counts). Level 1: 12 {nodes}, ``k`` 2, 4 to
+12 explanations. Levels 2 to 5: 76, 88, 98 and 106 {nodes}, {covered} parts of 56, 68, 76 and 84
+{nodes} (about 1,500, 2,200, 2,700 and 3,400 explanations).
+
+No reasoning-free sweep fits the budget from level 2 on: ``marked`` (or ``count``) of every
+{node} in order must reach the later of the two hidden {marked} {nodes}, on average two thirds
+of the 56 to 84 {nodes} of the {covered} parts (a quarter of the configurations need fewer than
+half of them, more than the budget), while a ``count`` aimed at the middle of the numbers still
+in doubt splits them, so the oracle needs about ``log2(explanations)`` turns (11 to 12).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from functools import lru_cache
+from functools import cache, cached_property, lru_cache
+from itertools import combinations
+from math import comb
 from typing import Any
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction
-from mtp_gym.games.base import QuerySpec, answer_ints
-from mtp_gym.games.trees import ShownTreeGame, children_of, leaves_of, nodes_of, random_tree, subtree_masks
+from mtp_gym.games.base import QuerySpec, answer_subset
+from mtp_gym.games.trees import (
+    ShownTreeGame,
+    children_of,
+    grafted_tree,
+    leaves_of,
+    nodes_of,
+    order_of,
+    subtree_masks,
+    weighted_index,
+)
 
 
-def dark_mask(parents: tuple[int, ...], faults: tuple[int, ...]) -> int:
-    """Bitmask of every node without power when ``faults`` are faulty."""
+def covered_mask(parents: tuple[int, ...], marked: tuple[int, ...]) -> int:
+    """Bitmask of every {node} that is {marked} or has a {marked} ancestor."""
     masks = subtree_masks(parents)
     out = 0
-    for f in faults:
-        out |= masks[f]
+    for m in marked:
+        out |= masks[m]
     return out
 
 
-def _leaf_masks(parents: tuple[int, ...]) -> tuple[int, ...]:
+def _eligible(parents: tuple[int, ...], covered_leaves: tuple[int, ...]) -> int:
+    """Bitmask of the non-root {nodes} whose leaves are all {covered} (the only ones that may be
+    {marked})."""
+    masks = subtree_masks(parents)
     leaf_mask = sum(1 << v for v in leaves_of(parents))
-    return tuple(m & leaf_mask for m in subtree_masks(parents))
+    dark = sum(1 << v for v in covered_leaves)
+    return sum(1 << v for v in nodes_of(parents) if v != 1 and masks[v] & leaf_mask & ~dark == 0)
 
 
-def count_explanations(parents: tuple[int, ...], dark: int) -> int:
-    """How many explanations :func:`explanations` lists (without listing them)."""
-    kids, leafs = children_of(parents), _leaf_masks(parents)
-
-    def ways(v: int) -> int:
-        if not leafs[v] & dark:
-            return 1
-        inner = 1
-        for c in kids[v]:
-            inner *= ways(c)
-        if leafs[v] & dark == leafs[v]:
-            return 1 + (inner if kids[v] else 0)
-        return inner
-
-    return ways(1)
+def _convolve(a: list[int], b: list[int]) -> list[int]:
+    return [sum(a[i] * b[j - i] for i in range(j + 1)) for j in range(len(a))]
 
 
-@lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
-def explanations(parents: tuple[int, ...], dark_leaves: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """Every fault set, no fault below another, whose outage at the leaves is ``dark_leaves``.
+class _Ways:
+    """Counts of the explanations below each {node}, for counting and uniform sampling.
 
-    Sorted tuples of nodes, in a fixed order.
+    ``own[v][j]``: the ways to place ``j`` {marked} {nodes} in ``v``'s subtree, none above ``v``,
+    covering exactly its {covered} leaves; ``rest[v][i][j]``: the same for the subtrees of the
+    children of ``v`` from the ``i``-th on, together.
     """
-    kids, leafs = children_of(parents), _leaf_masks(parents)
-    dark = sum(1 << v for v in dark_leaves)
 
-    def covers(v: int) -> list[tuple[int, ...]]:
-        if not leafs[v] & dark:
-            return [()]
-        out = [(v,)] if leafs[v] & dark == leafs[v] else []
-        if kids[v]:
-            inner = [()]
-            for c in kids[v]:
-                inner = [a + b for a in inner for b in covers(c)]
-            out.extend(inner)
-        return out
+    def __init__(self, parents: tuple[int, ...], covered_leaves: tuple[int, ...], k: int) -> None:
+        self.kids, masks = children_of(parents), subtree_masks(parents)
+        self.k, self.ok = k, _eligible(parents, covered_leaves)
+        self.size = [m.bit_count() for m in masks]
+        self.below = {v: [u for u in nodes_of(parents) if u != v and masks[v] >> u & 1] for v in nodes_of(parents)}
+        dark = sum(1 << v for v in covered_leaves)
+        none = [1] + [0] * k
+        self.own: dict[int, list[int]] = {}
+        self.rest: dict[int, list[list[int]]] = {}
+        for v in reversed(order_of(parents)):
+            suffix = [none]
+            for c in reversed(self.kids[v]):
+                suffix.append(_convolve(self.own[c], suffix[-1]))
+            self.rest[v] = suffix[::-1]
+            ways = suffix[-1] if self.kids[v] else ([0] * (k + 1) if dark >> v & 1 else none)
+            if self.ok >> v & 1:
+                ways = [w + (comb(self.size[v] - 1, j - 1) if j else 0) for j, w in enumerate(ways)]
+            self.own[v] = ways
 
-    return tuple(tuple(sorted(f)) for f in covers(1))
+    def sample(self, rng: np.random.Generator) -> tuple[int, ...]:
+        """A uniform explanation (sorted)."""
+        out: list[int] = []
+
+        def walk(v: int, j: int) -> None:
+            own = comb(self.size[v] - 1, j - 1) if j and self.ok >> v & 1 else 0
+            if weighted_index([own, self.own[v][j] - own], rng) == 0:
+                below = self.below[v]
+                out.append(v)
+                out.extend(below[int(i)] for i in rng.choice(len(below), size=j - 1, replace=False))
+                return
+            for i, c in enumerate(self.kids[v]):
+                t = weighted_index([self.own[c][t] * self.rest[v][i + 1][j - t] for t in range(j + 1)], rng)
+                walk(c, t)
+                j -= t
+
+        walk(1, self.k)
+        return tuple(sorted(out))
+
+
+@lru_cache(maxsize=256)  # bounded: generated trees bring new keys forever
+def _ways(parents: tuple[int, ...], covered_leaves: tuple[int, ...], k: int) -> _Ways:
+    return _Ways(parents, covered_leaves, k)
+
+
+def count_explanations(parents: tuple[int, ...], covered_leaves: tuple[int, ...], k: int) -> int:
+    """How many ``k``-sets :func:`explanations` lists (dynamic programming, no listing)."""
+    return _Ways(parents, covered_leaves, k).own[1][k]
+
+
+@lru_cache(maxsize=256)  # bounded: generated trees bring new keys forever
+def explanations(parents: tuple[int, ...], covered_leaves: tuple[int, ...], k: int) -> tuple[tuple[int, ...], ...]:
+    """Every ``k``-set of {marked} {nodes} (sorted tuples, sorted) whose {covered} leaves are
+    exactly ``covered_leaves``."""
+    w = _ways(parents, covered_leaves, k)
+
+    @cache
+    def ways(v: int, j: int) -> tuple[tuple[int, ...], ...]:
+        out: list[tuple[int, ...]] = []
+        if w.ok >> v & 1 and j:
+            out.extend((v, *rest) for rest in combinations(w.below[v], j - 1))
+        if w.kids[v]:
+            parts: list[tuple[tuple[int, ...], int]] = [((), j)]
+            for i, c in enumerate(w.kids[v]):
+                parts = [
+                    (done + more, left - t)
+                    for done, left in parts
+                    for t in range(left + 1)
+                    if w.own[c][t] and w.rest[v][i + 1][left - t]
+                    for more in ways(c, t)
+                ]
+            out.extend(done for done, left in parts if left == 0)
+        elif w.own[v][j] and not j:
+            out.append(())
+        return tuple(out)
+
+    return tuple(sorted(tuple(sorted(s)) for s in ways(1, k)))
+
+
+class _Table:
+    """The explanations of one public part as bitmasks (what the queries read)."""
+
+    def __init__(self, states: tuple[tuple[int, ...], ...]) -> None:
+        self.mask = {s: sum(1 << v for v in s) for s in states}
+
+
+@lru_cache(maxsize=64)
+def _table(parents: tuple[int, ...], covered_leaves: tuple[int, ...], k: int) -> _Table:
+    return _Table(explanations(parents, covered_leaves, k))
 
 
 class TreeFaultDiagnosis(ShownTreeGame):
@@ -87,91 +179,97 @@ class TreeFaultDiagnosis(ShownTreeGame):
     structure = "tree"
     inference = "abductive"
     levels = tuple(
-        {"depth": d, "n": n, "k": k, "max_children": 3, "explanations": e}
-        for d, n, k, e in (
-            (3, 12, 2, (5, 12)),
-            (4, 18, 2, (13, 40)),
-            (5, 26, 3, (41, 120)),
-            (6, 36, 4, (121, 400)),
-            (7, 48, 5, (401, 1200)),
+        {"n": rest + sum(g), "rest": rest, "depth": d, "grafts": g, "graft_depth": gd, "k": k, "explanations": e}
+        for rest, d, g, gd, k, e in (
+            (7, 2, (5,), 2, 2, (4, 12)),
+            (20, 4, (28, 28), 5, 4, (1400, 1600)),
+            (20, 4, (34, 34), 5, 4, (2100, 2400)),
+            (22, 4, (38, 38), 5, 4, (2650, 3000)),
+            (22, 4, (42, 42), 6, 4, (3250, 3600)),
         )
     )
-    budgets = (8, 12, 14, 18, 22)
+    budgets = (9, 26, 27, 28, 29)
+    transient = ("_index",)
     queries = (
-        QuerySpec("powered", (int,), "does this {node} have {power}?"),
-        QuerySpec("faulty", (int,), "is this {node} itself {faulty}?"),
+        QuerySpec("marked", (int,), "is this {node} {marked}?"),
+        QuerySpec("count", (int,), "how many {marked} {nodes} are numbered this or lower?"),
     )
     vocabulary = {
-        "network": "power network",
-        "node": "station",
-        "nodes": "stations",
-        "root": "power plant",
-        "children": "downstream stations",
-        "leaf": "end station",
-        "leaves": "end stations",
-        "power": "power",
-        "faulty": "faulty",
-        "link": "cable",
+        "tree": "tree",
+        "node": "node",
+        "nodes": "nodes",
+        "root": "root",
+        "children": "children",
+        "leaf": "leaf",
+        "leaves": "leaves",
+        "marked": "marked",
+        "covered": "covered",
     }
     rules_template = (
-        "Here is a {network} of {n} {nodes} numbered 1 to {n}; {node} 1 is the {root} and each row "
-        "lists the {children} of one {node}, each fed by a {link} from it:\n{tree_text}\n"
-        "{power_cap} flows from the {root} down every {link}, and a {faulty} {node} passes no "
-        "{power} on: a {node} is without {power} exactly when it or a {node} above it is {faulty}. "
-        "One or more {nodes} are {faulty}, and no {faulty} {node} lies below another {faulty} "
-        "{node}. Observed outcome: the {leaves} without {power} are {dark_text}; every other "
-        "{leaf} has {power}. Your goal is to find every {faulty} {node} that caused this outcome. "
-        "You may ask one question per turn using the following format:\n{query_formats}\n"
-        "When you know the answer, submit all the {faulty} {nodes} separated by commas:\n"
+        "Here is a {tree} of {n} {nodes} numbered 1 to {n}; {node} 1 is the {root} and each line "
+        "lists the {children} of one {node}:\n{tree_text}\n"
+        "Exactly {k} {nodes} are {marked}, never the {root}; which ones is hidden. A {node} is "
+        "{covered} when it or one of the {nodes} above it is {marked}, so a {marked} {node} below "
+        "another {marked} {node} leaves no visible trace. Observed outcome: the {covered} {leaves} "
+        "are {dark_text}; no other {leaf} is {covered}. Your goal is to find the {k} {marked} "
+        "{nodes}; several sets of {k} {nodes} could explain the outcome. You may ask one question "
+        "per turn using the following format:\n{query_formats}\n"
+        "When you know the answer, submit the {k} {marked} {nodes} separated by commas:\n"
         "{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
     )
-    answer_format = "<answer>2, 3</answer>"
+
+    @property
+    def answer_format(self) -> str:  # type: ignore[override]
+        return "<answer>" + ", ".join(str(i) for i in range(2, self.params["k"] + 2)) + "</answer>"
 
     @classmethod
     def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:
         p = cls.levels[level - 1]
         low, high = p["explanations"]
         while True:
-            parents = random_tree(p["n"], p["depth"], p["max_children"], rng)
+            parents, tops = grafted_tree(p["rest"], p["depth"], p["grafts"], p["graft_depth"], 3, rng)
             masks = subtree_masks(parents)
-            faults: list[int] = []
-            for v in rng.permutation(p["n"] - 1) + 2:  # any node but the root
-                if len(faults) < p["k"] and not any(masks[v] & masks[f] for f in faults):
-                    faults.append(int(v))
-            dark = dark_mask(parents, tuple(faults))
-            if low <= count_explanations(parents, dark) <= high:
-                return {"parents": parents, "dark_leaves": tuple(v for v in leaves_of(parents) if dark >> v & 1)}
+            inside = [u for u in nodes_of(parents) if u not in tops and any(masks[t] >> u & 1 for t in tops)]
+            extra = rng.choice(len(inside), size=p["k"] - len(tops), replace=False)
+            dark = covered_mask(parents, (*tops, *(inside[int(i)] for i in extra)))
+            covered_leaves = tuple(v for v in leaves_of(parents) if dark >> v & 1)
+            if low <= count_explanations(parents, covered_leaves, p["k"]) <= high:
+                return {"parents": parents, "covered_leaves": covered_leaves}
+
+    def sample_hidden(self, rng: np.random.Generator) -> tuple[int, ...]:
+        """Uniform over the explanations (drawn from their counts, without listing them)."""
+        return _ways(self.parents, tuple(self.public["covered_leaves"]), self.params["k"]).sample(rng)
+
+    @cached_property
+    def _index(self) -> _Table:
+        return _table(self.parents, tuple(self.public["covered_leaves"]), self.params["k"])
 
     def rules_fields(self) -> dict[str, Any]:
-        power = self.vocab["power"]
-        return {
-            **super().rules_fields(),
-            "dark_text": ", ".join(str(v) for v in self.public["dark_leaves"]),
-            "power_cap": power[:1].upper() + power[1:],
-        }
+        return {**super().rules_fields(), "dark_text": ", ".join(map(str, self.public["covered_leaves"]))}
 
     def candidate_states(self) -> tuple[tuple[int, ...], ...]:
-        return explanations(self.parents, tuple(self.public["dark_leaves"]))
+        return explanations(self.parents, tuple(self.public["covered_leaves"]), self.params["k"])
 
     def query_args(self, name: str) -> list[tuple]:
         return [(v,) for v in nodes_of(self.parents)]
 
     def example_args(self, name: str) -> tuple:
-        return (3,)
+        return (3,) if name == "marked" else (self.params["n"] // 2,)
 
     def respond(self, hidden: tuple[int, ...], name: str, args: tuple) -> Hashable:
+        mask = self._index.mask.get(hidden)
+        if mask is None:  # not an explanation of this outcome (a hand-made state)
+            mask = sum(1 << u for u in hidden)
         v = args[0]
-        if name == "faulty":
-            return v in hidden
-        return not dark_mask(self.parents, hidden) >> v & 1
+        if name == "marked":
+            return bool(mask >> v & 1)
+        return (mask & ((1 << (v + 1)) - 1)).bit_count()
 
     def parse_answer(self, text: str) -> tuple[int, ...]:
-        values = tuple(sorted(set(answer_ints(text, self.answer_format))))
-        n = self.params["n"]
-        if not values or not all(1 <= x <= n for x in values):
-            raise InvalidAction(f"submit one or more {self.vocab['nodes']} from 1 to {n}, as {self.answer_format}.")
-        return values
+        n, k = self.params["n"], self.params["k"]
+        message = f"submit exactly {k} distinct {self.vocab['nodes']} from 2 to {n}, as {self.answer_format}."
+        return answer_subset(text, self.answer_format, k, 2, n, message)
 
     def format_answer(self, target: Hashable) -> str:
         return ", ".join(str(x) for x in target)

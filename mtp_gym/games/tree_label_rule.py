@@ -4,20 +4,29 @@ The rules show a rooted tree (a random shape per configuration, public). A hidde
 the form ``FEATURE OP K`` marks every node whose feature satisfies it, where FEATURE is
 ``depth`` (edges from the root), ``children`` (number of children), ``height`` (edges on the
 longest path down to a leaf), ``size`` (nodes in its subtree, itself included) or ``leaves``
-(leaves in its subtree), OP is ``>=``, ``<=`` or ``=`` and ``K`` a whole number. The query
-is one example: ``marked(v)`` (is ``v`` marked?). The agent submits a rule; every rule that
-marks exactly the same nodes of this tree is accepted, so the answer is unique given the
-marks of all nodes (the hidden state is the first rule of its class in the order features,
-ops, ``K``). Rules that mark no node or every node are never drawn. The budget stays below
-the node count: the rule must be induced from a few chosen examples.
+(leaves in its subtree), OP one of the level's comparisons (``>=``, then ``<=``, then ``=``)
+and ``K`` a whole number. Two queries give examples: ``marked(v)`` (is ``v`` marked?) and
+``count(v)`` (how many nodes on the path from the root down to ``v`` are marked). The agent
+submits a rule; every rule that marks exactly the same nodes of this tree is accepted, so the
+answer is unique given the marks of all nodes (the hidden state is the first rule of its class
+in the order features, the level's ops, ``K``). Rules that mark no node or every node are
+never drawn.
 
-Levels grow the tree (depth 3 / 12 nodes, 4 / 20, 5 / 32, 6 / 48, 7 / 64, at most 3 children
-per node) and with it the number of distinct rules (about 19, 37, 52, 71 and 87 per tree on
-the benchmark split); each example answers yes or no, so the oracle needs about
-``log2(rules)`` of them (5.2 to 7.5 turns with the answer). An earlier ``count(v)`` query
-(marked nodes in ``v``'s subtree) was dropped: its answer range grew with the tree as fast as
-the rule space, so ``count`` of the root nearly named the rule and the oracle needed about 3
-turns at every level.
+Levels: a bushy tree of 12 nodes (depth 3) with OP ``>=`` only (8 rules per tree on the
+benchmark split), then long, thin trees (a path of 40, 56, 64, 72 edges from the root with 7
+to 23 side nodes: 48, 64, 72 and 96 nodes) with OP ``>=`` or ``<=`` (level 2, 155 rules) and
+``>=``, ``<=`` or ``=`` (levels 3-5, 281 to 392 rules). Along a long path a threshold on depth,
+height or size sits at one place, and ``marked`` tells one side of it per question: the node
+numbers run breadth first from the root, so a scan of the nodes in order (with either query)
+walks the path one step per question and passes the budget in 80% to 95% of the draws. The
+count at the bottom of the path tells how many path nodes are marked, which places a threshold
+at once; an ``=`` rule's one marked depth is then bisected with counts along the path and the
+side nodes tell the features apart: the oracle needs 3.0 to 4.8 turns with the answer.
+
+Version History: v0 (issue 25) levels 2-5 rebuilt on long paths with the ``count`` query (were
+bushy trees of 20-64 nodes with 37-87 rules and ``marked`` alone, which a scan of the nodes
+identified within the budget); an earlier ``count`` of a node's subtree was dropped because the
+root's count, the first a scan asks, nearly named the rule.
 """
 
 from __future__ import annotations
@@ -28,7 +37,15 @@ from functools import lru_cache
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import QuerySpec
-from mtp_gym.games.trees import ShownTreeGame, children_of, depths_of, heights_of, nodes_of, subtree_masks
+from mtp_gym.games.trees import (
+    ShownTreeGame,
+    children_of,
+    depths_of,
+    heights_of,
+    nodes_of,
+    order_of,
+    subtree_masks,
+)
 
 FEATURES = ("depth", "children", "height", "size", "leaves")
 OPS = (">=", "<=", "=")
@@ -36,6 +53,11 @@ _RULE_RE = re.compile(r"^\s*([a-z]+)\s*(>=|<=|==|=|≥|≤)\s*(\d+)\s*$", re.IGN
 _OP_ALIASES = {"==": "=", "≥": ">=", "≤": "<="}
 
 Rule = tuple[str, str, int]
+
+
+def _or_list(words: tuple[str, ...]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 @lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
@@ -53,6 +75,15 @@ def _features(parents: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
 
 
 @lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
+def path_masks(parents: tuple[int, ...]) -> tuple[int, ...]:
+    """``mask[v]``: bitmask of the nodes on the path from the root to ``v`` (both included)."""
+    mask = [0] * (len(parents) + 1)
+    for v in order_of(parents):
+        mask[v] = mask[parents[v - 1]] | 1 << v
+    return tuple(mask)
+
+
+@lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
 def extension(parents: tuple[int, ...], rule: Rule) -> int:
     """Bitmask of the nodes the rule marks."""
     feature, op, k = rule
@@ -66,14 +97,15 @@ def extension(parents: tuple[int, ...], rule: Rule) -> int:
 
 
 @lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
-def _rule_classes(parents: tuple[int, ...]) -> tuple[dict[int, Rule], tuple[Rule, ...]]:
-    """Extension -> canonical rule, and the canonical rules marking some but not all nodes."""
+def _rule_classes(parents: tuple[int, ...], ops: tuple[str, ...]) -> tuple[dict[int, Rule], tuple[Rule, ...]]:
+    """Extension -> canonical rule with an op of ``ops``, and the canonical rules marking some
+    but not all nodes."""
     full = sum(1 << v for v in nodes_of(parents))
     first: dict[int, Rule] = {}
     feats = _features(parents)
     for feature in FEATURES:
         top = max(feats[feature][1:])
-        for op in OPS:
+        for op in ops:
             for k in range(top + 2):
                 rule = (feature, op, k)
                 first.setdefault(extension(parents, rule), rule)
@@ -85,9 +117,20 @@ class TreeLabelRule(ShownTreeGame):
     name = "TreeLabelRule"
     structure = "tree"
     inference = "inductive"
-    levels = tuple({"depth": d, "n": n, "max_children": 3} for d, n in ((3, 12), (4, 20), (5, 32), (6, 48), (7, 64)))
-    budgets = (11, 13, 14, 15, 16)
-    queries = (QuerySpec("marked", (int,), "is this {node} {marked}?"),)
+    levels = (
+        {"depth": 3, "n": 12, "max_children": 3, "ops": (">=",)},
+        {"depth": 40, "n": 48, "max_children": 3, "ops": (">=", "<=")},
+        {"depth": 56, "n": 64, "max_children": 3, "ops": OPS},
+        {"depth": 64, "n": 72, "max_children": 3, "ops": OPS},
+        {"depth": 72, "n": 96, "max_children": 3, "ops": OPS},
+    )
+    budgets = (8, 8, 13, 14, 16)
+    queries = (
+        QuerySpec("marked", (int,), "is this {node} {marked}?"),
+        QuerySpec(
+            "count", (int,), "how many {nodes} on the path from the {root} to this {node} (both included) are {marked}?"
+        ),
+    )
     vocabulary = {
         "tree": "tree",
         "node": "node",
@@ -104,7 +147,7 @@ class TreeLabelRule(ShownTreeGame):
         "lists the {children} of one {node}:\n{tree_text}\n"
         "A hidden rule decides which {nodes} are {marked}. The rule has the form FEATURE OP K: a "
         "{node} is {marked} exactly when its FEATURE compares with the whole number K by OP, where "
-        "OP is >=, <= or =, and FEATURE is one of\n"
+        "OP is {op_list}, and FEATURE is one of\n"
         "  depth: the number of {link}s from the {root} down to the {node} (the {root} has depth 0),\n"
         "  children: the number of {children} of the {node},\n"
         "  height: the number of {link}s on the longest path from the {node} down to a {leaf} "
@@ -120,8 +163,11 @@ class TreeLabelRule(ShownTreeGame):
     )
     answer_format = "<answer>height >= 2</answer>"
 
+    def rules_fields(self) -> dict:
+        return super().rules_fields() | {"op_list": _or_list(self.params["ops"])}
+
     def candidate_states(self) -> tuple[Rule, ...]:
-        return _rule_classes(self.parents)[1]
+        return _rule_classes(self.parents, self.params["ops"])[1]
 
     def query_args(self, name: str) -> list[tuple]:
         return [(v,) for v in nodes_of(self.parents)]
@@ -130,18 +176,21 @@ class TreeLabelRule(ShownTreeGame):
         return (3,)
 
     def respond(self, hidden: Rule, name: str, args: tuple) -> Hashable:
-        return bool(extension(self.parents, hidden) >> args[0] & 1)
+        marks = extension(self.parents, hidden)
+        if name == "marked":
+            return bool(marks >> args[0] & 1)
+        return (marks & path_masks(self.parents)[args[0]]).bit_count()
 
     def parse_answer(self, text: str) -> Rule:
         m = _RULE_RE.match(text.strip(" .'\"`"))
         if not m or m.group(1).lower() not in FEATURES:
             raise InvalidAction(
                 f"the answer {text[:60]!r} is not a rule FEATURE OP K with FEATURE in "
-                f"{', '.join(FEATURES)} and OP in >=, <=, =; submit as {self.answer_format}."
+                f"{', '.join(FEATURES)} and OP {_or_list(self.params['ops'])}; submit as {self.answer_format}."
             )
         op = m.group(2)
         rule = (m.group(1).lower(), _OP_ALIASES.get(op, op), int(m.group(3)))
-        return _rule_classes(self.parents)[0].get(extension(self.parents, rule), rule)
+        return _rule_classes(self.parents, self.params["ops"])[0].get(extension(self.parents, rule), rule)
 
     def format_answer(self, target: Hashable) -> str:
         feature, op, k = target

@@ -1,109 +1,202 @@
-"""Tree Trait Mutations (tree, abductive): explain the trait pattern at the leaves of a phylogeny.
+"""Tree Trait Mutations (tree, abductive): which hidden {marked} {nodes} explain the {on} leaves?
 
-The rules show an evolutionary tree (a random shape per configuration, public). The root
-lacks a trait; exactly ``k`` mutations happened (hidden), each on the branch into one
-non-root node, and each switches the trait for that node and its whole subtree (gain or
-loss), so a node has the trait exactly when an odd number of mutations lie on its path from
-the root. The observed outcome is public: which leaves have the trait. Many ``k``-sets of
-mutations produce the same leaf pattern, and the hidden one is drawn uniformly among them.
-Queries: ``trait(v)`` (does node ``v`` have the trait? e.g. a fossil of an ancestor) and
-``mutations(v)`` (how many of the ``k`` mutations lie on branches inside ``v``'s subtree, the
-branch into ``v`` included); the agent submits the ``k`` nodes whose branch mutated. The
-``trait`` answers determine them (``v`` mutated exactly when its trait differs from its
-parent's). Levels grow the tree, ``k`` and the number of explanations of the shown pattern
-(configurations are redrawn until the count lies in the level's range): depth 3 / 12 nodes /
-k 2 / 4-12 explanations, 4 / 18 / 3 / 6-20, 5 / 26 / 3 / 10-40, 6 / 36 / 4 / 24-120,
-7 / 48 / 5 / 60-300 (at most 3 children per node; ranges that random draws reach often
-enough, about one draw in 5-20, so that a reset stays in the milliseconds). So even level 1
-leaves at least 4 explanations of the shown pattern, and a guess among them wins at most 1 in 4.
+The rules show a rooted {tree} (a random shape per configuration, public; numbers grow
+downwards, breadth first). Exactly ``k`` non-root {nodes} are {marked} (hidden), and each
+switches the state of its whole subtree: a {node} is {on} when an odd number of {marked}
+{nodes} lie on its path from the {root} (itself included), {off} otherwise, so the {root} is
+{off}. The observed outcome is public: which observed leaves are {on}; the leaves below two
+listed {nodes} were not observed. The hidden cause is the set of ``k`` {marked} {nodes},
+drawn uniformly among every ``k``-set that gives exactly the observed states; the outcome
+rules out every other ``k``-set. (The story of the isomorphic probe: an evolutionary tree whose
+mutations switch a trait on or off, observed in the living species only.)
+
+What the outcome cannot show: {marked} {nodes} inside the unobserved parts, and how a switch
+seen at the leaves is made (one {node}, or all of its children; two switches cancel). Queries:
+``on(v)`` (is ``v`` {on}?) and ``count(v)`` (how many {marked} {nodes} are numbered ``v`` or
+lower?: a group count over the numbers, as in Broken Link); the agent submits the ``k``
+{marked} {nodes}, which the ``on`` answers determine (``v`` is {marked} exactly when its state
+differs from its parent's).
+
+Configurations: a random {tree} of ``rest`` {nodes} (depth ``depth``, at most 3 children) with
+two random subtrees of ``grafts`` {nodes} each hung under two of its inner {nodes}, whose leaves
+are the unobserved ones; ``k - 2`` random {nodes} outside them and two inside them are
+{marked}, and the draw is kept when the number of explanations lies in the level's range (the
+count is exact, by dynamic programming; the hidden cause is then drawn from the counts). Level
+1: 12 {nodes}, ``k`` 2, 4 to 12 explanations. Levels 2 to 5: 76, 88, 98 and 106 {nodes} with
+unobserved parts of 56, 68, 76 and 84 {nodes} (about 1,500 to 3,500 explanations).
+
+No reasoning-free sweep fits the budget from level 2 on: ``on`` (or ``count``) of every {node}
+in order must reach the later of the two {marked} {nodes} hidden in the unobserved parts, on
+average two thirds of their 56 to 84 {nodes}, while a ``count`` aimed at the middle of the
+numbers still in doubt splits them, so the oracle needs about ``log2(explanations)`` turns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from functools import lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import Any
 
 import numpy as np
 
 from mtp_gym.games.base import QuerySpec, answer_subset
-from mtp_gym.games.trees import ShownTreeGame, children_of, leaves_of, nodes_of, random_tree, subtree_masks
+from mtp_gym.games.trees import (
+    ShownTreeGame,
+    children_of,
+    grafted_tree,
+    leaves_of,
+    nodes_of,
+    order_of,
+    subtree_masks,
+    weighted_index,
+)
 
 
-def trait_mask(parents: tuple[int, ...], mutations: tuple[int, ...]) -> int:
-    """Bitmask of the nodes that have the trait after ``mutations``."""
+def trait_mask(parents: tuple[int, ...], marked: tuple[int, ...]) -> int:
+    """Bitmask of the {nodes} that are {on} when ``marked`` are {marked}."""
     masks = subtree_masks(parents)
     out = 0
-    for m in mutations:
+    for m in marked:
         out ^= masks[m]
     return out
 
 
-@lru_cache(maxsize=4096)  # bounded: generated trees bring new keys forever
-def explanations(parents: tuple[int, ...], with_trait: tuple[int, ...], k: int) -> tuple[tuple[int, ...], ...]:
-    """Every ``k``-set of mutated nodes giving exactly ``with_trait`` at the leaves, sorted.
+def _shift(poly: list[int], by: int) -> list[int]:
+    return ([0] * by + poly)[: len(poly)]
 
-    A depth-first walk over the trait of each inner node (the leaves' traits are observed);
-    a node mutated exactly when its trait differs from its parent's.
+
+def _convolve(a: list[int], b: list[int]) -> list[int]:
+    return [sum(a[i] * b[j - i] for i in range(j + 1)) for j in range(len(a))]
+
+
+class _Ways:
+    """Counts of the explanations below each {node}, for counting, listing and uniform sampling.
+
+    ``own[v][t][j]``: the ways to {mark} ``j`` {nodes} strictly below ``v`` when ``v``'s state is
+    ``t``, giving every observed leaf below it its observed state; ``child[v][t][i][j]``: the
+    ways for the ``i``-th child of ``v`` and its subtree (the child {marked} or not);
+    ``rest[v][t][i]``: the same for the children from the ``i``-th on, together.
     """
-    n = len(parents)
-    kids = children_of(parents)
-    leaf_trait = {v: v in with_trait for v in leaves_of(parents)}
-    inner = [v for v in range(2, n + 1) if kids[v]]
-    trait = [False] * (n + 1)
-    out: list[tuple[int, ...]] = []
 
-    def leaf_flips(v: int) -> list[int]:
-        return [c for c in kids[v] if not kids[c] and leaf_trait[c] != trait[v]]
+    def __init__(self, parents: tuple[int, ...], hidden_below: tuple[int, ...], on_leaves: tuple[int, ...], k: int):
+        self.kids, masks, self.k = children_of(parents), subtree_masks(parents), k
+        unseen = 0
+        for v in hidden_below:
+            unseen |= masks[v]
+        on = sum(1 << v for v in on_leaves)
+        #: the states a node may take: an observed leaf shows its own
+        self.states = {
+            v: (((on >> v & 1),) if not self.kids[v] and not unseen >> v & 1 else (0, 1)) for v in nodes_of(parents)
+        }
+        none = [1] + [0] * k
+        self.own: dict[int, tuple[list[int], list[int]]] = {}
+        self.child: dict[int, tuple[list[list[int]], list[list[int]]]] = {}
+        self.rest: dict[int, tuple[list[list[int]], list[list[int]]]] = {}
+        for v in reversed(order_of(parents)):
+            own, child, rest = [], [], []
+            for t in (0, 1):
+                polys = [
+                    [sum(x) for x in zip(*(_shift(self.own[c][s], int(s != t)) for s in self.states[c]))]
+                    for c in self.kids[v]
+                ]
+                suffix = [none]
+                for poly in reversed(polys):
+                    suffix.append(_convolve(poly, suffix[-1]))
+                own.append(suffix[-1])
+                child.append(polys)
+                rest.append(suffix[::-1])
+            self.own[v] = (own[0], own[1])
+            self.child[v] = (child[0], child[1])
+            self.rest[v] = (rest[0], rest[1])
 
-    def walk(i: int, chosen: list[int]) -> None:
-        if len(chosen) > k:
-            return
-        if i == len(inner):
-            if len(chosen) == k:
-                out.append(tuple(sorted(chosen)))
-            return
-        v = inner[i]
-        for t in (False, True):
-            trait[v] = t
-            flips = ([v] if t != trait[parents[v - 1]] else []) + leaf_flips(v)
-            walk(i + 1, chosen + flips)
+    def total(self) -> int:
+        return self.own[1][0][self.k]
 
-    walk(0, leaf_flips(1))
-    return tuple(sorted(out))
+    def splits(self, v: int, t: int, j: int) -> list[tuple[tuple[int, int, int], ...]]:
+        """Every way to share ``j`` {marks} among the children of ``v`` (state ``t``): per child,
+        ``(child, its state, marks strictly below it)``, only shares with some explanation."""
+        out: list[tuple[tuple[int, int, int], ...]] = [()]
+        left = [j]
+        for i, c in enumerate(self.kids[v]):
+            nxt, nleft = [], []
+            for done, r in zip(out, left):
+                for s in self.states[c]:
+                    flip = int(s != t)
+                    for below in range(r - flip + 1):
+                        if self.own[c][s][below] and self.rest[v][t][i + 1][r - flip - below]:
+                            nxt.append((*done, (c, s, below)))
+                            nleft.append(r - flip - below)
+            out, left = nxt, nleft
+        return [done for done, r in zip(out, left) if r == 0]
+
+    def sample(self, rng: np.random.Generator) -> tuple[int, ...]:
+        """A uniform explanation (sorted)."""
+        out: list[int] = []
+
+        def walk(v: int, t: int, j: int) -> None:
+            for i, c in enumerate(self.kids[v]):
+                options = [(s, below) for s in self.states[c] for below in range(j - int(s != t) + 1)]
+                weights = [
+                    self.own[c][s][below] * self.rest[v][t][i + 1][j - int(s != t) - below] for s, below in options
+                ]
+                s, below = options[weighted_index(weights, rng)]
+                if s != t:
+                    out.append(c)
+                walk(c, s, below)
+                j -= int(s != t) + below
+
+        walk(1, 0, self.k)
+        return tuple(sorted(out))
 
 
-def count_explanations(parents: tuple[int, ...], with_trait: tuple[int, ...], k: int) -> int:
-    """``len(explanations(parents, with_trait, k))`` by dynamic programming over the tree,
-    without listing them (the generator's rejection test)."""
-    n = len(parents)
-    kids = children_of(parents)
-    shown = set(with_trait)
-    ways: dict[int, tuple[list[int], list[int]]] = {}  # node -> (trait off, trait on): ways by mutation count below it
+@lru_cache(maxsize=256)  # bounded: generated trees bring new keys forever
+def _ways(parents: tuple[int, ...], hidden_below: tuple[int, ...], on_leaves: tuple[int, ...], k: int) -> _Ways:
+    return _Ways(parents, hidden_below, on_leaves, k)
 
-    def add_child(acc: list[int], child: list[int], shift: int) -> list[int]:
-        out = [0] * (k + 1)
-        for i, a in enumerate(acc):
-            if a:
-                for j, b in enumerate(child[: k + 1 - i - shift]):
-                    out[i + j + shift] += a * b
-        return out
 
-    for v in range(n, 0, -1):
-        per_trait = []
-        for t in (False, True):
-            acc = [1] + [0] * k
-            for c in kids[v]:
-                if kids[c]:
-                    child_off, child_on = ways[c]
-                    acc = [
-                        x + y for x, y in zip(add_child(acc, child_off, int(t)), add_child(acc, child_on, int(not t)))
-                    ]
-                else:
-                    acc = add_child(acc, [1], int((c in shown) != t))
-            per_trait.append(acc)
-        ways[v] = (per_trait[0], per_trait[1])
-    return ways[1][0][k]
+def count_explanations(
+    parents: tuple[int, ...], hidden_below: tuple[int, ...], on_leaves: tuple[int, ...], k: int
+) -> int:
+    """How many ``k``-sets :func:`explanations` lists (dynamic programming, no listing)."""
+    return _Ways(parents, hidden_below, on_leaves, k).total()
+
+
+@lru_cache(maxsize=256)  # bounded: generated trees bring new keys forever
+def explanations(
+    parents: tuple[int, ...], hidden_below: tuple[int, ...], on_leaves: tuple[int, ...], k: int
+) -> tuple[tuple[int, ...], ...]:
+    """Every ``k``-set of {marked} {nodes} (sorted tuples, sorted) that makes exactly the leaves
+    ``on_leaves`` {on} among the observed ones (every leaf not below a {node} of
+    ``hidden_below``)."""
+    w = _ways(parents, hidden_below, on_leaves, k)
+
+    @cache
+    def below(v: int, t: int, j: int) -> tuple[tuple[int, ...], ...]:
+        if not w.kids[v]:
+            return ((),) if j == 0 else ()
+        out: list[tuple[int, ...]] = []
+        for split in w.splits(v, t, j):
+            parts: list[tuple[int, ...]] = [()]
+            for c, s, n in split:
+                head = (c,) if s != t else ()
+                parts = [done + head + more for done in parts for more in below(c, s, n)]
+            out.extend(parts)
+        return tuple(out)
+
+    return tuple(sorted(tuple(sorted(s)) for s in below(1, 0, k)))
+
+
+class _Table:
+    """The explanations of one public part as bitmasks (what the queries read)."""
+
+    def __init__(self, parents: tuple[int, ...], states: tuple[tuple[int, ...], ...]) -> None:
+        self.mask = {s: sum(1 << v for v in s) for s in states}
+        self.on = {s: trait_mask(parents, s) for s in states}
+
+
+@lru_cache(maxsize=64)
+def _table(parents: tuple[int, ...], hidden_below: tuple[int, ...], on_leaves: tuple[int, ...], k: int) -> _Table:
+    return _Table(parents, explanations(parents, hidden_below, on_leaves, k))
 
 
 class TreeTraitMutations(ShownTreeGame):
@@ -111,50 +204,43 @@ class TreeTraitMutations(ShownTreeGame):
     structure = "tree"
     inference = "abductive"
     levels = tuple(
-        {"depth": d, "n": n, "k": k, "max_children": 3, "explanations": e}
-        for d, n, k, e in (
-            (3, 12, 2, (4, 12)),
-            (4, 18, 3, (6, 20)),
-            (5, 26, 3, (10, 40)),
-            (6, 36, 4, (24, 120)),
-            (7, 48, 5, (60, 300)),
+        {"n": rest + sum(g), "rest": rest, "depth": d, "grafts": g, "graft_depth": gd, "k": k, "explanations": e}
+        for rest, d, g, gd, k, e in (
+            (8, 2, (4,), 2, 2, (4, 12)),
+            (20, 4, (28, 28), 5, 3, (1500, 1700)),
+            (20, 4, (34, 34), 6, 3, (2250, 2450)),
+            (22, 4, (38, 38), 5, 3, (2800, 3050)),
+            (22, 4, (42, 42), 6, 3, (3450, 3750)),
         )
     )
-    budgets = (7, 8, 10, 12, 14)
+    budgets = (9, 25, 27, 27, 28)
+    transient = ("_index",)
     queries = (
-        QuerySpec("trait", (int,), "does this {node} have the {trait}?"),
-        QuerySpec(
-            "mutations",
-            (int,),
-            "how many {mutations} happened on {branch}es inside this {node}'s {subtree} (the {branch} into it included)?",
-        ),
+        QuerySpec("on", (int,), "is this {node} {on}?"),
+        QuerySpec("count", (int,), "how many {marked} {nodes} are numbered this or lower?"),
     )
     vocabulary = {
-        "tree": "evolutionary tree",
-        "node": "taxon",
-        "nodes": "taxa",
-        "root": "common ancestor",
-        "children": "descendants",
-        "leaf": "living species",
-        "leaves": "living species",
-        "subtree": "clade",
-        "branch": "branch",
-        "trait": "trait",
-        "mutation": "mutation",
-        "mutations": "mutations",
+        "tree": "tree",
+        "node": "node",
+        "nodes": "nodes",
+        "root": "root",
+        "children": "children",
+        "leaves": "leaves",
+        "marked": "marked",
+        "on": "on",
+        "off": "off",
     }
     rules_template = (
-        "Here is an {tree} of {n} {nodes} numbered 1 to {n}; {node} 1 is the {root} and each row "
-        "lists the direct {children} of one {node}, each joined to it by a {branch}:\n{tree_text}\n"
-        "The {root} lacks the {trait}. Exactly {k} {mutations} happened, each on the {branch} "
-        "into one {node} (never two on the same {branch}); a {mutation} switches the {trait} on or "
-        "off for that {node} and everything below it, so a {node} has the {trait} exactly when an "
-        "odd number of {mutations} lie on its path from the {root}. Observed outcome: the "
-        "{leaves} (the {nodes} without {children}) that have the {trait} are {trait_text}; the "
-        "other {leaves} lack it. Your goal is to find the {k} {nodes} whose {branch} carried a "
-        "{mutation}. You may ask one question per turn using the following format:\n"
+        "Here is a {tree} of {n} {nodes} numbered 1 to {n}; {node} 1 is the {root} and each line "
+        "lists the {children} of one {node}:\n{tree_text}\n"
+        "Exactly {k} {nodes} are {marked}, never the {root}; which ones is hidden. A {node} is {on} "
+        "when an odd number of {marked} {nodes} lie on its path from the {root} (itself included), "
+        "and {off} otherwise, so the {root} is {off}. Observed outcome: the {leaves} below "
+        "{unseen_text} were not observed; of the other {leaves}, the {on} ones are {on_text} and the "
+        "rest are {off}. Your goal is to find the {k} {marked} {nodes}; several sets of {k} {nodes} "
+        "could explain the outcome. You may ask one question per turn using the following format:\n"
         "{query_formats}\n"
-        "When you know the answer, submit the {k} {nodes} separated by commas:\n{answer_format}\n"
+        "When you know the answer, submit the {k} {marked} {nodes} separated by commas:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
     )
 
@@ -167,35 +253,58 @@ class TreeTraitMutations(ShownTreeGame):
         p = cls.levels[level - 1]
         low, high = p["explanations"]
         while True:
-            parents = random_tree(p["n"], p["depth"], p["max_children"], rng)
-            mutations = tuple(int(x) + 2 for x in rng.choice(p["n"] - 1, size=p["k"], replace=False))
-            traits = trait_mask(parents, mutations)
-            with_trait = tuple(v for v in leaves_of(parents) if traits >> v & 1)
-            if low <= count_explanations(parents, with_trait, p["k"]) <= high:
-                return {"parents": parents, "with_trait": with_trait}
+            parents, tops = grafted_tree(p["rest"], p["depth"], p["grafts"], p["graft_depth"], 3, rng)
+            masks = subtree_masks(parents)
+            unseen = [u for u in nodes_of(parents) if any(masks[t] >> u & 1 for t in tops)]
+            seen = [u for u in nodes_of(parents) if u != 1 and u not in unseen]
+            extra = min(2, p["k"] - 1)
+            marked = (
+                *(seen[int(i)] for i in rng.choice(len(seen), size=p["k"] - extra, replace=False)),
+                *(unseen[int(i)] for i in rng.choice(len(unseen), size=extra, replace=False)),
+            )
+            on = trait_mask(parents, marked)
+            on_leaves = tuple(v for v in leaves_of(parents) if v in seen and on >> v & 1)
+            if low <= count_explanations(parents, tops, on_leaves, p["k"]) <= high:
+                return {"parents": parents, "hidden_below": tuple(sorted(tops)), "on_leaves": on_leaves}
+
+    @cached_property
+    def _key(self) -> tuple:
+        return self.parents, tuple(self.public["hidden_below"]), tuple(self.public["on_leaves"]), self.params["k"]
+
+    def sample_hidden(self, rng: np.random.Generator) -> tuple[int, ...]:
+        """Uniform over the explanations (drawn from their counts, without listing them)."""
+        return _ways(*self._key).sample(rng)
+
+    @cached_property
+    def _index(self) -> _Table:
+        return _table(*self._key)
 
     def rules_fields(self) -> dict[str, Any]:
-        shown = self.public["with_trait"]
+        shown, below = self.public["on_leaves"], self.public["hidden_below"]
         return {
             **super().rules_fields(),
-            "trait_text": ", ".join(str(v) for v in shown) if shown else "none",
+            "unseen_text": self.vocab["node" if len(below) == 1 else "nodes"] + " " + " and ".join(map(str, below)),
+            "on_text": ", ".join(map(str, shown)) if shown else "none",
         }
 
     def candidate_states(self) -> tuple[tuple[int, ...], ...]:
-        return explanations(self.parents, tuple(self.public["with_trait"]), self.params["k"])
+        return explanations(*self._key)
 
     def query_args(self, name: str) -> list[tuple]:
         return [(v,) for v in nodes_of(self.parents)]
 
     def example_args(self, name: str) -> tuple:
-        return (3,)
+        return (3,) if name == "on" else (self.params["n"] // 2,)
 
     def respond(self, hidden: tuple[int, ...], name: str, args: tuple) -> Hashable:
         v = args[0]
-        if name == "trait":
-            return bool(trait_mask(self.parents, hidden) >> v & 1)
-        mask = subtree_masks(self.parents)[v]
-        return sum(mask >> m & 1 for m in hidden)
+        if name == "on":
+            on = self._index.on.get(hidden)
+            return bool((trait_mask(self.parents, hidden) if on is None else on) >> v & 1)
+        mask = self._index.mask.get(hidden)
+        if mask is None:  # not an explanation of this outcome (a hand-made state)
+            mask = sum(1 << u for u in hidden)
+        return (mask & ((1 << (v + 1)) - 1)).bit_count()
 
     def parse_answer(self, text: str) -> tuple[int, ...]:
         n, k = self.params["n"], self.params["k"]

@@ -7,23 +7,32 @@ Several ``k``-subsets reach the same total (a subset-sum inverse problem); the a
 backward from the total and gathers evidence to single out the true one:
 
 * ``contains(i)``: is {item} ``i`` in the {basket}? (Yes/No)
-* ``count(a, b)``: how many {items} in the {basket} are numbered ``a`` to ``b`` (``a <= b``; a number)
+* ``weight(b)``: the total {weight} of the {basket}'s {items} numbered ``1`` to ``b`` (weighing
+  part of the {basket}; a number)
 
 Asking ``contains`` on every {item} always identifies the subset, so the game is well-posed.
 
 Configurations: {weights} are random integers in ``1..w``; a subset is drawn, its total
 computed, and the draw is kept only when the number of ``k``-subsets with that total lies in
 the level's range (the hidden subset is then uniform over them, the posterior under a uniform
-prior). Levels ``(n, k, w)`` and explanations: (8, 4, 9) 4-7, (9, 4, 9) 8-15, (11, 5, 12)
-16-40, (13, 6, 15) 41-100, (15, 7, 18) 101-250. Level 1 thus offers at least 4 candidate
-explanations (a random guess wins at most 1 in 4), level 5 over 100.
+prior). Levels ``(n, k, w)`` and explanations: (8, 4, 9) 4-7, (36, 3, 40) 80-160, (40, 4, 40)
+800-1700, (48, 4, 50) 1600-2800, (56, 4, 60) 3000-5000. Level 1 thus offers at least 4
+candidate explanations (a random guess wins at most 1 in 4).
+
+From level 2 there are far more {items} than turns, and a scan ``contains(1), contains(2), ...``
+(or ``weight`` of 1, 2, ... in turn), even skipping what the replies settle, must reach the
+second or third {item} of the {basket} before the total pins the rest: 13 to 26 questions (median)
+against budgets of 10 to 13. Weighing a well-chosen part of the {basket} instead splits the
+explanations by its {weight} (a partial sum): the oracle needs 4 to 5 turns. The game used to
+count the {basket}'s {items} in a range (``count(a, b)``), at most about 2 bits a question: with
+so many {items}, a scan kept up with it.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Hashable
 from functools import lru_cache
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -33,14 +42,47 @@ from mtp_gym.games.base import Game, QuerySpec, answer_subset
 Basket = tuple  # sorted item numbers (1-based)
 
 
+def count_explanations(weights: tuple[int, ...], k: int, total: int) -> int:
+    """How many ``k``-subsets of {items} have {weights} summing to ``total`` (a counting DP)."""
+    if total < 0 or k > len(weights):
+        return 0
+    table = np.zeros((k + 1, total + 1), dtype=np.int64)
+    table[0, 0] = 1
+    for w in weights:
+        if w <= total:
+            table[1:, w:] += table[:-1, : total + 1 - w].copy()
+    return int(table[k, total])
+
+
 @lru_cache(maxsize=1024)  # bounded: generated configs bring new keys forever
 def explanations(weights: tuple[int, ...], k: int, total: int) -> tuple[Basket, ...]:
-    """Every ``k``-subset of {items} (1-based, sorted) whose {weights} sum to ``total``."""
-    return tuple(
-        tuple(i + 1 for i in combo)
-        for combo in combinations(range(len(weights)), k)
-        if sum(weights[i] for i in combo) == total
-    )
+    """Every ``k``-subset of {items} (1-based, sorted) whose {weights} sum to ``total``, in
+    lexicographic order (a search that only follows choices the remaining {items} can complete)."""
+    n = len(weights)
+    # reach[i][j]: the set of sums that j of the items i..n-1 can make
+    reach: list[list[set[int]]] = [[set() for _ in range(k + 1)] for _ in range(n + 1)]
+    for i in range(n, -1, -1):
+        reach[i][0].add(0)
+        if i < n:
+            for j in range(1, k + 1):
+                reach[i][j] = reach[i + 1][j] | {s + weights[i] for s in reach[i + 1][j - 1] if s + weights[i] <= total}
+    out: list[Basket] = []
+    picked: list[int] = []
+
+    def walk(i: int, j: int, rest: int) -> None:
+        if j == 0:
+            out.append(tuple(picked))
+            return
+        for x in range(i, n - j + 1):
+            w = weights[x]
+            if w <= rest and rest - w in reach[x + 1][j - 1]:
+                picked.append(x + 1)
+                walk(x + 1, j - 1, rest - w)
+                picked.pop()
+
+    if total in reach[0][k]:
+        walk(0, k, total)
+    return tuple(out)
 
 
 class WeighedBasket(Game):
@@ -49,15 +91,17 @@ class WeighedBasket(Game):
     inference = "abductive"
     levels = (
         {"n": 8, "k": 4, "w": 9, "explanations": (4, 7)},
-        {"n": 9, "k": 4, "w": 9, "explanations": (8, 15)},
-        {"n": 11, "k": 5, "w": 12, "explanations": (16, 40)},
-        {"n": 13, "k": 6, "w": 15, "explanations": (41, 100)},
-        {"n": 15, "k": 7, "w": 18, "explanations": (101, 250)},
+        {"n": 36, "k": 3, "w": 40, "explanations": (80, 160)},
+        {"n": 40, "k": 4, "w": 40, "explanations": (800, 1700)},
+        {"n": 48, "k": 4, "w": 50, "explanations": (1600, 2800)},
+        {"n": 56, "k": 4, "w": 60, "explanations": (3000, 5000)},
     )
-    budgets = (6, 7, 8, 10, 11)
+    budgets = (8, 10, 11, 11, 13)
     queries = (
         QuerySpec("contains", (int,), "is this {item} in the {basket}?"),
-        QuerySpec("count", (int, int), "how many {items} of the {basket} are numbered in this range (inclusive)?"),
+        QuerySpec(
+            "weight", (int,), "what do the {items} of the {basket} numbered up to this one (inclusive) weigh in total?"
+        ),
     )
     vocabulary = {"item": "item", "items": "items", "basket": "basket", "weight": "weight", "weights": "weights"}
     rules_template = (
@@ -82,7 +126,7 @@ class WeighedBasket(Game):
             weights = tuple(int(x) for x in rng.integers(1, p["w"] + 1, size=p["n"]))
             packed = rng.choice(p["n"], size=p["k"], replace=False)
             total = sum(weights[int(i)] for i in packed)
-            if low <= len(explanations(weights, p["k"], total)) <= high:
+            if low <= count_explanations(weights, p["k"], total) <= high:
                 return {"weights": weights, "total": total}
 
     def rules_fields(self) -> dict[str, Any]:
@@ -93,19 +137,16 @@ class WeighedBasket(Game):
         return explanations(tuple(self.public["weights"]), self.params["k"], self.public["total"])
 
     def query_args(self, name: str) -> list[tuple]:
-        n = self.params["n"]
-        if name == "contains":
-            return [(i,) for i in range(1, n + 1)]
-        return [(a, b) for a in range(1, n + 1) for b in range(a, n + 1)]
+        return [(i,) for i in range(1, self.params["n"] + 1)]
 
     def example_args(self, name: str) -> tuple:
-        return (3,) if name == "contains" else (2, 5)
+        return (3,) if name == "contains" else (self.params["n"] // 2,)
 
     def respond(self, hidden: Basket, name: str, args: tuple) -> Hashable:
         if name == "contains":
             return args[0] in hidden
-        a, b = args
-        return sum(a <= i <= b for i in hidden)
+        weights = self.public["weights"]
+        return sum(weights[i - 1] for i in hidden[: bisect_right(hidden, args[0])])
 
     def parse_answer(self, text: str) -> Basket:
         n, k = self.params["n"], self.params["k"]

@@ -19,7 +19,7 @@ Decisions follow the round-two reading policy:
   another number is a re-prompt (``meant`` when the remark is plainly a note, none when it
   offers another candidate).
 * sign: a dash-like character right before a number is a minus, never dropped: SequenceRule's
-  ``arith a d`` / ``quad a b`` take negatives (the move, with an ASCII ``-``); everywhere else a
+  ``arith a d`` / ``ramp a d s`` take negatives (the move, with an ASCII ``-``); everywhere else a
   negative number is a re-prompt. A range written ``1–18`` in a query that takes two numbers is
   therefore a re-prompt (``meant``: the range). A dash between the two nodes of an edge in an
   edge-list answer (``8–9``) is the answer format's own separator: the move.
@@ -130,7 +130,7 @@ class Material:
 
 def _placeholder(types: tuple[type, ...], braced: bool) -> str:
     ints = iter(("{i}", "{j}") if braced else ("a", "b"))
-    strs = iter(("{X}", "{Y}") if braced else ("X", "Y"))
+    strs = iter(("{X}", "{Y}") if braced else ("P", "Q"))
     if types == (int,):
         return "{n}" if braced else "N"
     return ", ".join(next(ints) if t is int else next(strs) for t in types)
@@ -194,7 +194,7 @@ def material(env_id: str) -> Material:
             break
 
     vals: list[str] = []
-    mvals = {str(a) for a in re.split(r"[,\s]+", margs) if a}
+    mvals = {str(a) for a in re.split(r"[,\s]+", margs) if a} | set(re.findall(r"\w+", t))  # not in the move or answer
     for _, args, _ in with_args[::-1]:
         for a in args:
             if str(a) not in mvals and str(a) not in vals:
@@ -479,13 +479,13 @@ def _sign_sites(c: Material) -> list[tuple[str, Callable[[str], str], str | None
                 None,
             ),
             (
-                "negative b of quad (allowed)",
-                lambda d: "<answer>quad 1 " + d + "2</answer>",
-                "<answer>quad 1 -2</answer>",
+                "negative d of ramp (allowed)",
+                lambda d: "<answer>ramp 1 " + d + "2 5</answer>",
+                "<answer>ramp 1 -2 5</answer>",
                 None,
             ),
         ]
-    if c.mtag.removeprefix("query_") in RANGE_QUERIES:
+    if c.mtag.removeprefix("query_") in RANGE_QUERIES and c.margs.count(",") == 1:
         a, b = (x.strip() for x in c.margs.split(","))
         sites.append(
             (
@@ -706,12 +706,11 @@ def cases(env_id: str) -> list[dict[str, Any]]:
     for style, reply, move in _rotate(_examples(c), 2 * i, 2):
         out.append(case("format-restated", style, reply, move))
     if c.name == "HiddenOrder":
-        letters = c.t.replace(", ", "")
         out += [
             case(
                 "format-restated",
-                "issue 26: the answer in backticks inside the tag, letters run together",
-                f"<answer>`{letters}`</answer>",
+                "issue 26: the answer in backticks inside the tag, the comma dropped",
+                f"<answer>`{c.t.replace(',', '')}`</answer>",
                 c.T,
             ),
             case(
@@ -722,9 +721,9 @@ def cases(env_id: str) -> list[dict[str, Any]]:
             ),
             case(
                 "format-restated",
-                "the env's lettered example answer, then the real answer",
+                "a lettered example answer, then the real answer",
                 f"The rules ask for <answer>A, B, C, D, E</answer>-style lists. Mine: {c.T}",
-                None,
+                c.T,
             ),
         ]
     return out

@@ -13,8 +13,13 @@ name                class                      what changes
 ``counterfactual``  CounterfactualRevision     the 2nd query is answered wrongly, corrected with
                                                the next reply
 ``necessity``       NecessityJudgment          two phases on the full evidence pool: answer +
-                                               <unnecessary>, then answer on the pruned pool
+                                               <unnecessary>, then answer on the pruned pool;
+                                               score: removed / max removable on success
 ==================  =========================  ==================================================
+
+Each probe's end-of-episode figures are in ``info["hidden"]["probe"]`` (the counterfactual
+probe's ``revision``, the necessity probe's Table-8 figures); the eval harness keeps their
+scalars in each episode record as ``probe_result``, which ``mtp-gym report`` reads.
 
 Three ways in::
 

@@ -21,9 +21,16 @@ and asks again (no turn spent, not a format error; ``info["feedback"]["deferred"
 correction always reaches the agent before it can submit. The hidden state and the target
 never change.
 
-``info["hidden"]["probe"]`` records ``revised`` (query, args, wrong and true answer, turn),
-``skipped`` (queries past ``revise_query`` left alone because their answer was already
-fixed) and ``corrected``; the public ``info["probe"]`` only names the probe.
+``info["hidden"]["probe"]`` records ``revision`` (bool: whether an answer was falsified in
+this episode), ``revised`` (query, args, wrong and true answer, turn; ``None`` without a
+revision), ``skipped`` (queries past ``revise_query`` left alone because their answer was
+already fixed) and ``corrected``; the public ``info["probe"]`` only names the probe.
+
+A **vacuous** episode is one without a revision (``revision`` is ``False``): the agent
+answered before its ``revise_query``-th query, or every query it asked from then on had an
+answer the earlier replies already fixed. Such an episode is the clean game, so the probe's
+drop is measured over the revised episodes only and the vacuous share is reported beside it
+(``mtp-gym report``).
 """
 
 from __future__ import annotations
@@ -144,6 +151,7 @@ class CounterfactualRevision(ProbeWrapper):
     def _secret(self) -> dict[str, Any]:
         return {
             "name": self.probe,
+            "revision": self.revised is not None,
             "revised": dict(self.revised) if self.revised else None,
             "skipped": [dict(s) for s in self.skipped],
             "corrected": self.corrected,

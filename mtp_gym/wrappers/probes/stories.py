@@ -71,9 +71,10 @@ STORIES: dict[str, dict[str, Any]] = {
         },
     },
     "HiddenSubset": {
-        "setting": "A {collection} of exactly {k} different {items} has been put together out of sight, "
-        "drawn from the {items} numbered 1 to {n}. Find out which {items} belong to it.",
-        "answer": "the {k} {items} of the {collection}, with commas between them",
+        "setting": "Out of sight, a {collection} of different {items} has been put together from the {items} "
+        "numbered 1 to {n}; it has no fewer than 1 and no more than {k} of them, and its size is kept secret. "
+        "Find out which {items} belong to it.",
+        "answer": "every {item} of the {collection}, with commas between them",
         "queries": {
             "member": "does this {item} belong to the {collection}?",
             "count": "how many {items} of the {collection} have a number in this range, both ends included?",
@@ -89,12 +90,14 @@ STORIES: dict[str, dict[str, Any]] = {
     },
     "HiddenColoring": {
         "setting": "A {graph} joins the {nodes} numbered 1 to {n} by these {edges}: {edge_list}.\n"
-        "Out of sight, the {nodes} were sorted into no more than 3 {groups}, and no {edge} runs between "
-        "two {nodes} of one {group} (the {groups} carry no names and come in no order). Recover the {groups}.",
-        "answer": "the {groups}, with commas between {nodes} and a vertical bar between {groups}",
+        "Out of sight, the {nodes} were sorted into 3 {groups}, labelled 1 to 3, and no {edge} runs between "
+        "two {nodes} of one {group}. {node_cap} {a1} belongs to {group} 1, {node} {a2} to {group} 2 and "
+        "{node} {a3} to {group} 3; counted up, {groups} 1, 2 and 3 have {s1}, {s2} and {s3} members. "
+        "Recover who belongs where.",
+        "answer": "the members of {group} 1, {group} 2 and {group} 3, in that order, with commas between "
+        "{nodes} and a vertical bar between {groups}",
         "queries": {
-            "same": "do these two {nodes} share a {group}? (give the smaller number first)",
-            "size": "counting this {node} itself, how many {nodes} does its {group} hold?",
+            "count": "among the {nodes} whose number is at most this one, how many belong to {group} 3?",
         },
     },
     "HiddenEdges": {
@@ -104,22 +107,26 @@ STORIES: dict[str, dict[str, Any]] = {
         "answer": "all {m} {edges}, each written as a pair of {nodes}",
         "queries": {
             "edge": "do these two {nodes} share an {edge}? (give the smaller number first)",
-            "degree": "how many {edges} does this {node} have?",
+            "below": "how many {edges} run between two {nodes} whose numbers are both at most this one?",
+            "above": "how many {edges} run between two {nodes} whose numbers are both at least this one?",
         },
     },
     "HiddenNode": {
         "setting": "A {graph} has the {nodes} numbered 1 to {n}, joined by these {edges}: {edge_list}. "
         "One {step} crosses a single one of them, either way.\nOne of its {nodes} was picked out of sight; find "
-        "which one. A question names a {node} first and a number of {steps} second.",
+        "which one. A question gives a number of {steps} first and a {node} second.",
         "answer": "the picked {node}",
         "queries": {
-            "within": "can the picked {node} be reached from this {node} in this many {steps} (0 to 2) or fewer?"
+            "within": "taking this many {steps} (0 to {D}) or fewer from that {node}, could one arrive at the "
+            "picked {node}?"
         },
     },
     "HiddenOrder": {
-        "setting": "Out of sight, the {n} {items} {letters} were lined up in a {order}, each of them "
-        "appearing once. Recover the full {order}, from its first {item} to its last.",
-        "answer": "the {items} in that {order}, with commas between them",
+        "setting": "Out of sight, {size} {items} were lined up in a {order}: the {items} numbered 1 to {n}, "
+        "which keep to their numerical order among themselves, and two loose {items}, X and Y, which could "
+        "have been slotted in anywhere, either one first. Recover the full {order} by finding where X and "
+        "where Y ended up ({places_text}). Every question compares X or Y with some other {item}.",
+        "answer": "the place of X and the place of Y",
         "queries": {
             "before": "does the first {item} come ahead of the second one in the {order}?",
             "adjacent": "do these two {items} stand side by side in the {order}?",
@@ -131,21 +138,20 @@ STORIES: dict[str, dict[str, Any]] = {
         "sight. Find which one.",
         "answer": "the number of that {node}",
         "queries": {
-            "in_subtree": "is the picked {node} either this {node} or somewhere below it?",
-            "depth": "how many {link}s lie between the picked {node} and the {root}?",
-            "leaf": "does the picked {node} have no {children} at all (is it a {leaf})?",
+            "within": "counting down from this {node}, is the picked {node} either this one or somewhere "
+            "beneath it, no more than this many {link}s down (0 to {depth}; that count goes first)?",
         },
     },
     "HiddenTreeShape": {
-        "setting": "Out of sight, a {tree} was built on the {nodes} 1 to {n}. {node_cap} 1 is its {root}; "
-        "each of the others hangs from exactly one {parent}, whose number is always lower than its own. "
-        "Work out the {parent} of each {node}.",
-        "note": "(An ancestor question names two {nodes} a and b with 2 <= a < b <= {n}.)",
-        "answer": "the {parent}s of {nodes} 2, 3, ..., {n}, in that order, with commas between them",
+        "setting": "The {tree} below has {n} {nodes}, numbered 1 to {n}, with {node} 1 as its {root}; each "
+        "line gives a {node} followed by its {children}:\n{tree_text}\nTwo further {nodes}, {x} and {y}, "
+        "were hung on it out of sight, each directly beneath some {node} of the {tree} (possibly the same "
+        "one for both), which became its {parent}. Work out the {parents} of {x} and {y}.",
+        "answer": "the {parent} of {x} first, then the {parent} of {y}, with a comma between them",
         "queries": {
-            "ancestor": "does the path from the {root} down to the second {node} pass through the first?",
-            "depth": "how many {link}s lie between this {node} and the {root}?",
-            "children": "how many {children} hang directly from this {node}?",
+            "within": "counting down from the {node} named second, does the loose {node} named third sit no "
+            "more than this many {links} (1 to {reach}) beneath it?",
+            "depth": "how many {links} lie between this loose {node} and the {root}?",
         },
     },
     "NumberConcept": {
@@ -153,16 +159,18 @@ STORIES: dict[str, dict[str, Any]] = {
         "from {examples}. It is written in one of these forms:\n{form_lines}\nIt picks at least 3 "
         "{numbers}, never all of them, and two {rule}s that pick exactly the same {numbers} count as one.",
         "answer": "the {rule}, written in one of the forms above, for example",
-        "queries": {"member": "is this {number} one that the {rule} picks?"},
+        "queries": {
+            "member": "is this {number} one that the {rule} picks?",
+            "count": "counting up from the first {number} to this one, how many does the {rule} pick?",
+        },
     },
     "TagRule": {
-        "setting": "The list below shows, for {m} {items}, which {tags} each one carries (every {tag} is a "
-        "letter among {letters}):\n{catalog_lines}\nSomeone picked a secret {rule} on the {tags} of an "
-        "{item}; it takes in 2 or more of the listed {items} and leaves out 2 or more. Your task: name "
-        "that {rule}. Its possible forms are:\n{form_lines}\nForms that take in exactly the same listed "
-        "{items} name one and the same {rule}.",
-        "answer": "the {rule}, in one of the forms above, for example",
-        "queries": {"fits": "does the {rule} take in this {item}?"},
+        "setting": "Every {item} carries some {tags}, and each {tag} is a letter among {letters}. Someone "
+        "picked a secret {rule}, which is a set of {min_tags} or {max_tags} {tags}: it takes in exactly the "
+        "{items} that carry all of those {tags}, whatever else they carry. Your task: name that {rule}. You "
+        "may describe any {item} you like and ask whether the {rule} takes it in.",
+        "answer": "the {tags} that make up the {rule}, with commas between them, for example",
+        "queries": {"fits": "would the {rule} take in an {item} carrying just these {tags}? (letters run together)"},
     },
     "OutbreakSource": {
         "setting": "Here are the {contacts} among {people} numbered 1 to {n} (pairs of {people}): "
@@ -173,8 +181,8 @@ STORIES: dict[str, dict[str, Any]] = {
         "about {people} who caught the {illness}.",
         "answer": "the number of the {source}",
         "queries": {
-            "earlier": "was the first {person} infected on an earlier {day} than the second?",
-            "by_day": "had this {person} caught the {illness} by this {day} (0 to 3)?",
+            "by_day": "name a {day} (from 0 to {max_day}) and then a {person}: had that {person} caught the "
+            "{illness} by then?",
         },
     },
     "WeighedBasket": {
@@ -185,8 +193,8 @@ STORIES: dict[str, dict[str, Any]] = {
         "answer": "the numbers of those {k} {items}, with commas between them",
         "queries": {
             "contains": "did this {item} go into the {basket}?",
-            "count": "among the {items} that went into the {basket}, how many carry a number inside this "
-            "range, both ends counted?",
+            "weight": "put on the scale only those {items} in the {basket} whose number is at most this one: "
+            "what does the scale read?",
         },
     },
     "RouteTaken": {
@@ -197,104 +205,105 @@ STORIES: dict[str, dict[str, Any]] = {
         "answer": "its route, every {node} it was at, in order, from {s} at the start to {t} at the end",
         "queries": {
             "visited": "was the {message} ever at this {node}?",
+            "below": "add up the numbers of the {nodes} it was at, its start and end included, leaving out "
+            "those numbered above this one: what is the total?",
             "used": "did the {message} cross the {link} joining these two {nodes} (smaller number first)?",
         },
     },
     "FaultDiagnosis": {
-        "setting": "The {s} {sources} go by the letters {letters}, and the {n} {items} by the numbers 1 to {n}. "
-        "The {items} each {source} is tied to are listed below:\n{link_lines}\n"
+        "setting": "The {s} {sources} go by the numbers 1 to {s}, and the {n} {items} by the numbers 1 to {n}. "
+        "The two {items} each {source} is tied to are listed below:\n{link_lines}\n"
         "Behind the scenes, exactly {k} of the {sources} have a {fault}, and whenever a {source} has one, "
         "every {item} tied to that {source} is hit. What was seen: the {items} hit were {outcome_text}, "
         "and no others. Find out which {k} {sources} are to blame; more than one group of {k} {sources} "
         "would account for what was seen.",
-        "answer": "the letters of those {k} {sources}, with commas between them",
+        "answer": "the numbers of those {k} {sources}, with commas between them",
         "queries": {
             "faulty": "does a {fault} lie with this {source}?",
-            "reach": "of the {sources} tied to this {item}, how many have a {fault}?",
+            "affected": "counting only the {sources} numbered from 1 up to this one, which {items} do those "
+            "with a {fault} hit?",
         },
     },
     "TreeFaultDiagnosis": {
-        "setting": "The {network} below joins {n} {nodes}, numbered 1 to {n}. At its top sits {node} 1, the "
-        "{root}; on each row a {node} comes first and then its {children}, every one of which it feeds "
-        "through a {link} of its own:\n{tree_text}\n"
-        "{power_cap} starts at the {root} and travels down each {link}, but it goes no further than a {node} "
-        "that is {faulty}: a {node} is left without {power} precisely when it is {faulty} itself or sits "
-        "somewhere under a {faulty} {node}. At least one {node} is {faulty}, and no {faulty} {node} sits "
-        "underneath another one. At the bottom, the {leaves} that get no {power} are {dark_text}, and every "
-        "other {leaf} does get it. Track down each {faulty} {node} behind this.",
-        "answer": "the numbers of all the {faulty} {nodes}, with commas between them",
+        "setting": "The {tree} below joins {n} {nodes}, numbered 1 to {n}. At its top sits {node} 1, the {root}; "
+        "on each row a {node} comes first and then its {children}:\n{tree_text}\n"
+        "Behind the scenes, exactly {k} {nodes} are {marked} (the {root} never is). Whatever sits at or "
+        "beneath a {marked} {node} ends up {covered}, which is why a {marked} {node} lying under another "
+        "{marked} one cannot be seen from outside. At the bottom, the {leaves} that are {covered} are "
+        "{dark_text}, and every other {leaf} is not. Track down all {k} {marked} {nodes}; more than one "
+        "group of {k} {nodes} would account for what was seen.",
+        "answer": "the numbers of those {k} {marked} {nodes}, with commas between them",
         "queries": {
-            "powered": "does {power} reach this {node}?",
-            "faulty": "is this particular {node} {faulty} in its own right?",
+            "marked": "is this particular {node} {marked} in its own right?",
+            "count": "among the {nodes} whose number is this one or smaller, how many are {marked}?",
         },
     },
     "LostItems": {
         "setting": "Someone dispatched a {sequence} holding {n} {items}. Each {item} belongs to one of two "
-        "{kinds}, called A and B. Somewhere along the way, exactly {d} {items} went missing, while the rest "
-        "came through still in the order they were sent.\n"
+        "{kinds}, called A and B, and the dispatched {sequence} switched {kind} at every {item}, A first. "
+        "Somewhere along the way, exactly {d} {items} went missing, while the rest came through still in "
+        "the order they were sent.\n"
         "Dispatched, in {positions} 1 to {n}: {sent_text}\nReceived: {received_text}\n"
         "Work out which {positions} of the dispatched {sequence} held the missing {items}.",
         "answer": "the {d} {positions} whose {items} went missing, with commas between them",
         "queries": {
             "lost": "did the {item} in this {position} of the dispatched {sequence} go missing?",
-            "arrived": "of the {items} the dispatched {sequence} held at {positions} i to j, both ends counted, "
-            "how many came through?",
+            "arrived": "of the {items} the dispatched {sequence} held at {positions} 1 up to this one, both ends "
+            "counted, how many came through?",
         },
     },
     "SwapHistory": {
         "setting": "A {row} held {n} {items}, at first in the order {start}, listed from {place} 1 onward. "
-        "After that, {m} {moves} took place out of sight, one after another; each {move} exchanged the "
-        "{items} standing at two adjacent {places}, p and p+1, and the same pair of {places} may have been "
-        "exchanged by more than one {move}. When the {row} was looked at afterwards, its order was "
-        "{final_text}. Reconstruct what happened: for each of the {m} {moves}, in sequence, the {place} p "
-        "at which it made its exchange (p being the lower of the two {places}). The {moves} count from 1 to {m}.",
-        "answer": "the p of each {move}, first to last, with commas between them",
+        "Over the following {T} {ticks}, out of sight, exactly two {moves} took place, never two in the same "
+        "{tick}; each {move} exchanged the {items} standing at two adjacent {places}, p and p+1. When the "
+        "{row} was looked at afterwards, its order was {final_text}. Reconstruct what happened: when each "
+        "{move} took place and the {place} p at which it made its exchange (p being the lower of the two "
+        "{places}). The {ticks} count from 1 to {T}.",
+        "answer": "each {move} as {tick}:p, the earlier one first, with commas between them",
         "queries": {
-            "place": "just after this {move} was made, which {place} (1 to {n}) did this {item} occupy "
-            "(only {moves} 1 to {before_last} may be asked about)?",
-            "moved": "did this {move} involve this {item}, as one of the pair it exchanged?",
+            "row": "just after this {tick}, in what order did the {items} of the {row} stand (only {ticks} 1 to "
+            "{before_last} may be asked about)?",
         },
     },
     "TreeTraitMutations": {
         "setting": "The {tree} below has {n} {nodes}, numbered 1 to {n}. Its top is {node} 1, the {root}; "
-        "every row names a {node} and then its direct {children}, each connected to it by a {branch}:\n"
-        "{tree_text}\n"
-        "At the {root}, the {trait} is absent. Further down, exactly {k} {mutations} have occurred out of "
-        "sight, each one on the {branch} leading into some {node}, and no {branch} got more than one. Every "
-        "{mutation} flips the {trait}, turning it on where it was absent and off where it was present, for "
-        "that {node} and for all that lies beneath it; so a {node} ends up with the {trait} precisely when "
-        "the path down to it from the {root} carries an odd count of {mutations}. What is visible now: among "
-        "the {leaves}, that is the {nodes} with no {children}, those with the {trait} are {trait_text}, and "
-        "the remaining {leaves} do not have it. Find the {k} {nodes} whose incoming {branch} bore a "
-        "{mutation}.",
-        "answer": "the numbers of those {k} {nodes}, with commas between them",
+        "every row names a {node} and then its {children}:\n{tree_text}\n"
+        "Out of sight, exactly {k} {nodes} are {marked} (never the {root}). Each {marked} {node} flips the "
+        "state of everything at or beneath it, so a {node} ends up {on} precisely when the path down to it "
+        "from the {root} meets an odd count of {marked} {nodes} (itself counted), and {off} when the count is "
+        "even; the {root} is therefore {off}. What is visible now: nothing was seen of the {leaves} beneath "
+        "{unseen_text}; among the remaining {leaves}, those that are {on} are {on_text}, and the "
+        "others are {off}. Find the {k} {marked} {nodes}; more than one group of {k} {nodes} would fit what "
+        "was seen.",
+        "answer": "the numbers of those {k} {marked} {nodes}, with commas between them",
         "queries": {
-            "trait": "is the {trait} present at this {node}?",
-            "mutations": "counting the {branch} leading into this {node} and every {branch} within its "
-            "{subtree}, how many {mutations} occurred there?",
+            "on": "does this {node} end up {on}?",
+            "count": "among the {nodes} whose number is this one or smaller, how many are {marked}?",
         },
     },
     "MoveRule": {
-        "setting": "The {board} consists of {cells} arranged {w} {columns} across and {h} {rows} down; they are "
+        "setting": "The {board} consists of {cells} arranged {w} {columns} across and {w} {rows} down; they are "
         "numbered row by row, starting at the top, each row from left to right:\n{grid}\n"
-        "A {piece} gets around it using some of the kinds of {moves} listed below (at least one kind), "
-        "each in any direction that keeps it on the {board}; it never remains where it is:\n{menu_text}\n"
-        "Which kinds it is allowed has been kept from you. Pin down exactly that set of kinds.",
-        "answer": "the names of the kinds of {moves} the {piece} is allowed, with commas between them",
+        "A {piece} waits on {cell} {center}, right in the middle. Out of sight, it was given some kinds of "
+        "{moves}, never more than {k} of them. A kind written p+q carries it p {cells} one way (along a "
+        "row or a column) and q {cells} the other way, heading wherever it likes; a chess knight, for one, "
+        "makes {knight} {moves}. These are all the kinds it could have been given: {menu_text}.\n"
+        "Pin down exactly which kinds it got.",
+        "answer": "those kinds of {moves}, written p+q, with commas between them",
         "queries": {
-            "linked": "could the {piece} get from one of these two {cells} to the other with a single {move} "
-            "(smaller number first)?",
-            "degree": "starting at this {cell}, how many different {cells} could the {piece} reach with a "
-            "single {move}?",
+            "linked": "with a single {move}, could the {piece} get from {cell} {center} to the {cell} named here?",
+            "reach": "counting every {cell} from number 1 through the number named here, how many could the "
+            "{piece} get to with a single {move} from {cell} {center}?",
         },
     },
     "RangeSums": {
         "setting": "A {sequence} with {length} {values} has been filled in out of your sight, one for each of "
-        "the {positions} 1 to {length}. Precisely {k} of these {values} are {nonzero}; "
-        "each of the rest is 0. Recover every {value} in the {sequence}.",
-        "answer": "the {values}, one per {position} in order, with commas between them",
+        "the {positions} 1 to {length}. Somewhere between 1 and {k} of these {values} (you are not told how "
+        "many) are whole numbers from 1 to {top}; each of the rest is 0. Recover every {value} in the {sequence}.",
+        "answer": "only the non-zero {values}, each one written as {position}:{value}, going from the first "
+        "{position} to the last with commas between them (any {position} you leave out counts as zero)",
         "queries": {
-            "sum": "adding up the {values} of {positions} i to j, both ends counted, what do you get?",
+            "sum": "adding up the {values} from {position} 1 through this one, what do you get?",
         },
     },
     "SequenceRule": {
@@ -302,24 +311,25 @@ STORIES: dict[str, dict[str, Any]] = {
         "only whole numbers. Deduce the {rule} by looking at some of its {terms}. It takes one of the "
         "following shapes, each parameter being a whole number within the range stated for it:\n{form_lines}\n"
         "If two such {rule}s agree on the first {K} {terms}, they are treated as one and the same. Each "
-        "request reveals a single {term}, for any {position} from 1 to {K}.",
+        "request is about those first {K} {terms} only ({positions_text}).",
         "answer": "the {rule}, written in one of the shapes above, as in this example",
         "queries": {
             "term": "which {term} does the {sequence} show for this {position}?",
+            "total": "adding up every {term} from the start of the {sequence} through this {position}, what do "
+            "you get?",
         },
     },
     "SequenceTransform": {
-        "setting": "A secret {transformation} rewrites any {sequence} made of {L} {symbols}, each one a digit "
-        "from 0 to {top}, into a new one, again of {L} {symbols}. First it gives each {symbol} a new label "
-        "through a hidden {relabelling}, which is written as the new labels of {digits} in that "
-        "order (so map {example_map}, for example, sends 0 to {example_first}); after that it rearranges the "
-        "{sequence} by one of these operations:\n{order_lines}\n"
-        "Figure out the {transformation} from what it does to inputs you pick. Two {transformation}s that "
-        "produce the same output for every input are regarded as identical. Each request hands it one input "
-        "{sequence} of your choice.",
-        "answer": "the operation and the relabelling of the {transformation}, in the style of this example",
+        "setting": "A secret {transformation} takes any {run} of consecutive {numbers}, starting at some "
+        "{number} i and ending at some {number} j ({range_text}), and turns it into a new {sequence}. It "
+        "works in one of the ways below, each with a single whole-number setting kept within the stated "
+        "range:\n{form_lines}\n"
+        "Figure out the {transformation} from what it does to the {runs} you pick. Each request hands it "
+        "one {run}, given by its first and last {number}.",
+        "answer": "the way the {transformation} works and its setting, in the style of this example",
         "queries": {
-            "apply": "when the hidden {transformation} is applied to this input {sequence}, what comes out?",
+            "apply": "when the hidden {transformation} is applied to the {run} going from the first {number} to "
+            "the second, what comes out?",
         },
     },
     "TreeLabelRule": {
@@ -327,7 +337,7 @@ STORIES: dict[str, dict[str, Any]] = {
         "line gives a {node} followed by its {children}:\n{tree_text}\n"
         "Some {nodes} are {marked}, and which ones is settled by a secret rule of the shape FEATURE OP K: "
         "a {node} counts as {marked} precisely when comparing its FEATURE to the whole number K with OP comes "
-        "out true. OP is one of >=, <= and =, and FEATURE is one of these measures of a {node}:\n"
+        "out true. OP is {op_list}, and FEATURE is one of these measures of a {node}:\n"
         "  depth: how many {link}s lie between the {root} and it (the {root} itself: depth 0),\n"
         "  children: how many {children} it has,\n"
         "  height: how many {link}s its longest downward path to a {leaf} contains (a {leaf}: height 0),\n"
@@ -338,6 +348,8 @@ STORIES: dict[str, dict[str, Any]] = {
         "answer": "the rule (one that makes exactly the same {nodes} of this {tree} {marked} will be accepted)",
         "queries": {
             "marked": "does the rule make this {node} {marked}?",
+            "count": "how many {nodes} along the way from the {root} down to this {node}, both ends counted, "
+            "does the rule make {marked}?",
         },
     },
     "TreeRecursionRule": {
@@ -356,17 +368,13 @@ STORIES: dict[str, dict[str, Any]] = {
         },
     },
     "BrokenLink": {
-        "setting": "In a {network}, the {nodes} numbered 1 to {n} are connected by these {links}: {edge_list}. "
-        "{node_cap} 1 serves as the {hub}. {k} of the {links}, no more and no fewer, have failed; as a "
-        "result {node_plural} {lost_list} can no longer get to the {hub}, while every other {node} still "
-        "can.\nTrack down the {k} failed {links}.",
+        "setting": "In a {network}, the {nodes} numbered 1 to {n} are connected by these {links}, each with "
+        "its own tag: {link_list}. {node_cap} 1 serves as the {hub}. {k} of the {links}, no more and no "
+        "fewer, have failed; as a result {node_plural} {lost_list} can no longer get to the {hub}, while every "
+        "other {node} still can.\nTrack down the {k} failed {links}.",
         "answer": "those {k} failed {links}, each written as a pair of {nodes}",
         "queries": {
-            "working": "does the {link} joining these two {nodes} still work? (give the smaller number first)",
-            "reach": "is there still a way between these two {nodes}? (give the smaller number first)",
-            "broken": "counting the failed {links} that touch at least one {node} numbered from the first to "
-            "the second, both ends included, how many are there? (the same {node} twice counts the failed "
-            "{links} of that {node})",
+            "broken": "among the {links} tagged #1 through the tag given here, how many failed?",
         },
     },
 }
