@@ -119,6 +119,32 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
     assert again.returncode == 0 and log.read_bytes() == after
 
 
+def test_a_rejected_run_writes_nothing_and_the_corrected_one_runs(tmp_path):
+    """Bad env kwargs fail before the run directory exists (issue 28): the corrected command is
+    not refused as a changed config of a run that never happened."""
+    out = tmp_path / "run"
+    for bad in ({"difficulty": 9}, {"configid": 3}):
+        with pytest.raises((ValueError, TypeError)):
+            run_eval(
+                ["MTP/HiddenNumber-v0"],
+                AgentConfig("oracle"),
+                out,
+                split="2",
+                env_kwargs={"MTP/HiddenNumber-v0": bad},
+                progress=False,
+            )
+        assert not out.exists(), bad
+    log = run_eval(
+        ["MTP/HiddenNumber-v0"],
+        AgentConfig("oracle"),
+        out,
+        split="2",
+        env_kwargs={"MTP/HiddenNumber-v0": {"difficulty": 2}},
+        progress=False,
+    )
+    assert len(log.records) == 2
+
+
 def test_changed_config_is_refused(tmp_path):
     run_eval([WG], AgentConfig("oracle"), tmp_path, split="2", progress=False)
     with pytest.raises(ConfigMismatch, match="new --out"):

@@ -626,13 +626,14 @@ def run_eval(
         _import_ray()  # fail before the run directory is touched
     env_kwargs = {e: dict((env_kwargs or {}).get(e, {})) for e in env_ids}
     identity = agent_config.identity() | ({"seed": seed} if seed is not None else {})
+    ids_of = {}  # made first: bad env kwargs fail here, before the run directory is written
+    for env_id in env_ids:
+        ids = (config_ids or {}).get(env_id)
+        ids_of[env_id] = benchmark_subset(gym.make(env_id, **env_kwargs[env_id]), split) if ids is None else ids
     log = RunLog(out, identity, env_kwargs)
     done = log.done()
     tasks, finished = [], []
-    for env_id in env_ids:
-        ids = (config_ids or {}).get(env_id)
-        if ids is None:
-            ids = benchmark_subset(gym.make(env_id, **env_kwargs[env_id]), split)
+    for env_id, ids in ids_of.items():
         for config_id in ids:
             for sample in range(samples):
                 key = (env_id, config_id, sample)
