@@ -31,7 +31,7 @@ from collections.abc import Hashable
 from functools import cached_property, lru_cache
 
 from mtp_gym.games.base import QuerySpec, answer_number
-from mtp_gym.games.trees import ShownTreeGame, depths_of, nodes_of, subtree_masks
+from mtp_gym.games.trees import TREE_WORDS, ShownTreeGame, depths_of, nodes_of, subtree_masks
 
 
 @lru_cache(maxsize=64)
@@ -64,11 +64,7 @@ class HiddenTreeNode(ShownTreeGame):
         ),
     )
     vocabulary = {
-        "tree": "tree",
-        "node": "node",
-        "nodes": "nodes",
-        "root": "root",
-        "children": "children",
+        **TREE_WORDS,
         "link": "edge",
     }
     rules_template = (

@@ -34,7 +34,7 @@ from functools import cached_property, lru_cache
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import QuerySpec, answer_ints
-from mtp_gym.games.trees import ShownTreeGame, depths_of, nodes_of, subtree_masks
+from mtp_gym.games.trees import TREE_WORDS, ShownTreeGame, depths_of, nodes_of, subtree_masks
 
 #: ``(parent of n + 1, parent of n + 2)``
 Completion = tuple[int, int]
@@ -83,13 +83,9 @@ class HiddenTreeShape(ShownTreeGame):
         QuerySpec("depth", (int,), "how many {links} separate this loose {node} from the {root}?"),
     )
     vocabulary = {
-        "tree": "tree",
-        "node": "node",
-        "nodes": "nodes",
-        "root": "root",
+        **TREE_WORDS,
         "parent": "parent",
         "parents": "parents",
-        "children": "children",
         "links": "edges",
     }
     rules_template = (

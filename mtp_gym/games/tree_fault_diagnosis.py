@@ -43,6 +43,7 @@ import numpy as np
 
 from mtp_gym.games.base import QuerySpec, answer_subset
 from mtp_gym.games.trees import (
+    TREE_WORDS,
     ShownTreeGame,
     children_of,
     grafted_tree,
@@ -195,11 +196,7 @@ class TreeFaultDiagnosis(ShownTreeGame):
         QuerySpec("count", (int,), "how many {marked} {nodes} are numbered this or lower?"),
     )
     vocabulary = {
-        "tree": "tree",
-        "node": "node",
-        "nodes": "nodes",
-        "root": "root",
-        "children": "children",
+        **TREE_WORDS,
         "leaf": "leaf",
         "leaves": "leaves",
         "marked": "marked",

@@ -38,6 +38,7 @@ from functools import lru_cache
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import QuerySpec
 from mtp_gym.games.trees import (
+    TREE_WORDS,
     ShownTreeGame,
     children_of,
     depths_of,
@@ -132,11 +133,7 @@ class TreeLabelRule(ShownTreeGame):
         ),
     )
     vocabulary = {
-        "tree": "tree",
-        "node": "node",
-        "nodes": "nodes",
-        "root": "root",
-        "children": "children",
+        **TREE_WORDS,
         "leaf": "leaf",
         "subtree": "subtree",
         "link": "edge",

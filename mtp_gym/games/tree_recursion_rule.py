@@ -41,7 +41,7 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import QuerySpec
-from mtp_gym.games.trees import ShownTreeGame, children_of, depths_of, nodes_of, order_of
+from mtp_gym.games.trees import TREE_WORDS, ShownTreeGame, children_of, depths_of, nodes_of, order_of
 
 OPS = ("sum", "max", "min")
 _COMBINE = {"sum": sum, "max": max, "min": min}
@@ -124,11 +124,7 @@ class TreeRecursionRule(ShownTreeGame):
     budgets = (9, 11, 12, 15, 16)
     queries = (QuerySpec("value", (int,), "what is the {value} of this {node}?"),)
     vocabulary = {
-        "tree": "tree",
-        "node": "node",
-        "nodes": "nodes",
-        "root": "root",
-        "children": "children",
+        **TREE_WORDS,
         "leaf": "leaf",
         "value": "value",
     }

@@ -34,6 +34,10 @@ __all__ = [
 ]
 
 
+#: The words every shown-tree game's rules use (a game adds its own after them).
+TREE_WORDS = {"tree": "tree", "node": "node", "nodes": "nodes", "root": "root", "children": "children"}
+
+
 def weighted_index(weights: list[int], rng: np.random.Generator) -> int:
     """An index drawn with probability proportional to ``weights`` (exact Python ints, any size)."""
     x = int(rng.integers(sum(weights)))
