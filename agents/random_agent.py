@@ -6,12 +6,12 @@ from typing import Any
 
 import numpy as np
 
+from mtp_gym.circuit_decoding.inference import read_setup as circuit_decoding_setup
 from mtp_gym.envs.movie_rec import FINAL_PROMPT as MOVIE_REC_FINAL_PROMPT
 from mtp_gym.envs.movie_rec import parse_table as movie_rec_table
 from mtp_gym.envs.word_guess import vocabulary_in
-from mtp_gym.inference.circuit_decoding import read_setup as circuit_decoding_setup
-from mtp_gym.inference.turing_machine import read_instructions
 from mtp_gym.inference.word_chain import lexicon_from_instructions
+from mtp_gym.turing_machine.inference import read_instructions
 
 
 class RandomAgent:

@@ -19,7 +19,7 @@ import numpy as np
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
-from mtp_gym.envs.circuit_decoding import CircuitDecodingEnv, call_text, function_distribution, row_inputs
+from mtp_gym.circuit_decoding.env import CircuitDecodingEnv, call_text, function_distribution, row_inputs
 from mtp_gym.eval import evaluate, summarize
 from mtp_gym.eval.runner import run_episode
 

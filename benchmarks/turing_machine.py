@@ -19,9 +19,9 @@ import numpy as np
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
-from mtp_gym.envs.turing_machine import TuringMachineEnv
 from mtp_gym.episode import play_to_end
-from mtp_gym.turnbench import rules
+from mtp_gym.turing_machine import rules
+from mtp_gym.turing_machine.env import TuringMachineEnv
 
 ENV_ID = "MTP/TuringMachine-v0"
 #: The paper's Tables 2-3: Best Human and the best model (accuracy, win avg turns, win avg VER).

@@ -9,8 +9,8 @@ Importing the package registers every ``MTP/*`` id::
 ``gym.make("mtp_gym:MTP/WordGuess-v0")`` imports the package for you.
 """
 
-from mtp_gym import word_chain_v0  # noqa: E402,F401  (PettingZoo AEC env: mtp_gym.word_chain_v0.env())
 from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
+from mtp_gym.multiagent import word_chain_v0  # noqa: E402,F401  (PettingZoo AEC env: mtp_gym.word_chain_v0.env())
 from mtp_gym.registration import ENV_IDS, register_envs
 
 __version__ = "0.1.0"

@@ -153,7 +153,7 @@ def _styled_env_kwargs(env_id: str, env_kwargs: dict[str, Any], spec: str, style
     """``env_kwargs``, plus the env's own variant of a model's ``--prompt-style`` where the
     paper has one (TurnBench's Answer-Only and CoT prompts), so the two never disagree."""
     from mtp_gym.agents.base import MODEL_PREFIXES
-    from mtp_gym.turnbench.prompts import PROMPT_STYLES as TURNBENCH_STYLES
+    from mtp_gym.turing_machine.prompts import PROMPT_STYLES as TURNBENCH_STYLES
 
     if env_id == "MTP/TuringMachine-v0" and spec.startswith(MODEL_PREFIXES) and style in TURNBENCH_STYLES:
         return {"prompt_style": style, **env_kwargs}

@@ -14,11 +14,11 @@ ENV_IDS: dict[str, str] = {
     # Multi-Turn Puzzles
     "MTP/WordGuess-v0": "mtp_gym.envs.word_guess:WordGuessEnv",
     "MTP/MovieRec-v0": "mtp_gym.envs.movie_rec:MovieRecEnv",
-    "MTP/CircuitDecoding-v0": "mtp_gym.envs.circuit_decoding:CircuitDecodingEnv",
+    "MTP/CircuitDecoding-v0": "mtp_gym.circuit_decoding.env:CircuitDecodingEnv",
     "MTP/WordChain-v0": "mtp_gym.envs.word_chain:WordChainEnv",
     "MTP/TwentyQuestions-v0": "mtp_gym.envs.twenty_questions:TwentyQuestionsEnv",
     # TurnBench-MS
-    "MTP/TuringMachine-v0": "mtp_gym.envs.turing_machine:TuringMachineEnv",
+    "MTP/TuringMachine-v0": "mtp_gym.turing_machine.env:TuringMachineEnv",
 }
 
 #: Hidden-state query games (interactive reasoning paper): env id -> ``Game`` class. One generic

@@ -35,9 +35,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "mtp_gym.envs",
             "mtp_gym.games",
-            "mtp_gym.turnbench",
+            "mtp_gym.turing_machine",
+            "mtp_gym.circuit_decoding",
             "mtp_gym.multiagent",
-            "mtp_gym.word_chain_v0",
             "mtp_gym.inference",
         ),
     ),

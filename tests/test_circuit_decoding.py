@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from mtp_gym.agents import make_agent
-from mtp_gym.envs.circuit_decoding import (
+from mtp_gym.circuit_decoding.env import (
     AND,
     NOT,
     OR,
@@ -38,9 +38,9 @@ from mtp_gym.envs.circuit_decoding import (
     row_inputs,
     table_string,
 )
+from mtp_gym.circuit_decoding.inference import CircuitPosterior, read_setup
 from mtp_gym.eval import evaluate, summarize
 from mtp_gym.eval.runner import run_episode
-from mtp_gym.inference.circuit_decoding import CircuitPosterior, read_setup
 
 ENV_ID = "MTP/CircuitDecoding-v0"
 ROOT = Path(__file__).resolve().parents[1]

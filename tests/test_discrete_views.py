@@ -15,10 +15,10 @@ from stable_baselines3.common.env_checker import check_env
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents.sb3_agent import SB3Policy
-from mtp_gym.envs.circuit_decoding import input_row, row_inputs
+from mtp_gym.circuit_decoding.env import input_row, row_inputs
 from mtp_gym.episode import play, public_info
 from mtp_gym.eval.runner import evaluate, run_episode
-from mtp_gym.turnbench import rules
+from mtp_gym.turing_machine import rules
 from mtp_gym.wrappers import CircuitDecodingDiscrete, TuringMachineDiscrete, WordChainDiscrete, WordGuessDiscrete
 from mtp_gym.wrappers.turing_machine_discrete import SKIP_ACTION, SUBMIT_POSSIBLE_ACTION, VERIFIER_OFFSET
 
@@ -168,7 +168,7 @@ def _tm_action(env: TuringMachineDiscrete, text: str) -> int:
         return SKIP_ACTION
     if choice.isdigit():
         return VERIFIER_OFFSET + int(choice)
-    from mtp_gym.envs.turing_machine import parse_code
+    from mtp_gym.turing_machine.env import parse_code
 
     return rules.code_index(parse_code(choice))
 

@@ -20,11 +20,11 @@ import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
 from mtp_gym.agents.oracles.turing_machine import TuringMachineOracle
 from mtp_gym.data import asset_path
-from mtp_gym.envs.turing_machine import TuringMachineEnv, parse_code
 from mtp_gym.episode import play_to_end, public_info
-from mtp_gym.inference.turing_machine import read_instructions
-from mtp_gym.turnbench import rules
-from mtp_gym.turnbench.prompts import STAGE_PROMPTS
+from mtp_gym.turing_machine import rules
+from mtp_gym.turing_machine.env import TuringMachineEnv, parse_code
+from mtp_gym.turing_machine.inference import read_instructions
+from mtp_gym.turing_machine.prompts import STAGE_PROMPTS
 
 ENV_ID = "MTP/TuringMachine-v0"
 sys.path.insert(0, str(Path(__file__).parent))

@@ -1,8 +1,8 @@
 """Circuit Decoding oracle: max-information-gain queries, then the most likely joint truth table.
 
 The oracle reads the shape, labels, gate inventory and query budget from the instructions
-and knows the documented generator (``mtp_gym.envs.circuit_decoding``), nothing hidden. Its
-belief is :class:`mtp_gym.inference.circuit_decoding.CircuitPosterior` (exact Bayesian
+and knows the documented generator (``mtp_gym.circuit_decoding.env``), nothing hidden. Its
+belief is :class:`mtp_gym.circuit_decoding.inference.CircuitPosterior` (exact Bayesian
 inference over the generator's circuit space).
 
 Queries. Answers are deterministic, so the expected information gain of a query equals the
@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mtp_gym.envs.circuit_decoding import call_text, input_row, row_inputs, table_string
-from mtp_gym.inference.circuit_decoding import CircuitPosterior, read_setup
+from mtp_gym.circuit_decoding.env import call_text, input_row, row_inputs, table_string
+from mtp_gym.circuit_decoding.inference import CircuitPosterior, read_setup
 
 _ANSWER_RE = re.compile(r"([A-Z])\(([01](?:, [01])*)\) = ([01])")
 _REMAINING_RE = re.compile(r"(\d+) quer(?:y|ies) remaining")

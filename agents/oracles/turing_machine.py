@@ -2,7 +2,7 @@
 
 The oracle reads the verifier cards from the instructions (the text a player sees) and keeps
 every hypothesis still consistent with the results
-(:class:`mtp_gym.inference.turing_machine.TuringMachineBelief`, hypotheses weighted uniformly).
+(:class:`mtp_gym.turing_machine.inference.TuringMachineBelief`, hypotheses weighted uniformly).
 
 Play, per stage (queries are the cost to minimise, rounds second):
 
@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.inference.turing_machine import TuringMachineBelief, read_instructions
-from mtp_gym.turnbench import rules
+from mtp_gym.turing_machine import rules
+from mtp_gym.turing_machine.inference import TuringMachineBelief, read_instructions
 
 
 class TuringMachineOracle:

@@ -42,12 +42,12 @@ from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from pydantic import Field
 
-from mtp_gym.envs.turing_machine import SETUP_SOURCES
 from mtp_gym.eval.log import to_jsonable
 from mtp_gym.integrations.session import EnvSession, EpisodeOver, env_id_of
 from mtp_gym.registration import ENV_IDS, GAME_ENTRY_POINT, GAME_IDS
-from mtp_gym.turnbench.prompts import MODES, PROMPT_STYLES
-from mtp_gym.turnbench.rules import DIFFICULTIES
+from mtp_gym.turing_machine.env import SETUP_SOURCES
+from mtp_gym.turing_machine.prompts import MODES, PROMPT_STYLES
+from mtp_gym.turing_machine.rules import DIFFICULTIES
 from mtp_gym.web.server import HostPolicy
 from mtp_gym.wrappers.probes import DOMAINS, PROBES
 
@@ -209,7 +209,7 @@ NETWORK_KWARGS: dict[str, dict[str, Arg]] = {
         "weight_hint": _bool(),
         **_COMMON,
     },
-    "mtp_gym.envs.circuit_decoding:CircuitDecodingEnv": {
+    "mtp_gym.circuit_decoding.env:CircuitDecodingEnv": {
         "num_circuits": _int(1, 26, optional=True),
         "num_inputs": _int(1, 5, optional=True),
         "max_not": _int(0, 8),
@@ -218,7 +218,7 @@ NETWORK_KWARGS: dict[str, dict[str, Arg]] = {
     },
     "mtp_gym.envs.word_chain:WordChainEnv": {"opponent": _choice("random"), "lexicon_size": _int(2, 2000), **_COMMON},
     "mtp_gym.envs.twenty_questions:TwentyQuestionsEnv": {"lexicon_size": _int(2, 200, optional=True), **_COMMON},
-    "mtp_gym.envs.turing_machine:TuringMachineEnv": {
+    "mtp_gym.turing_machine.env:TuringMachineEnv": {
         "mode": _choice(*MODES),
         "difficulty": _choice(*DIFFICULTIES, optional=True),
         "setups": _choice(*SETUP_SOURCES),

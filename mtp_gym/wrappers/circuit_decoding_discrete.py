@@ -6,7 +6,7 @@ of 3 inputs and 6 of 2). Action ``i < Q`` queries circuit ``i // 2^k`` on truth-
 ``<query>A(0, 1, 1)</query>``. Action ``Q`` is **submit**: the view sends
 ``<guess>bits</guess>`` with the most likely joint truth table given every answer so far,
 under the documented generator's prior (exact maximum a posteriori, the same inference the
-oracle uses: ``mtp_gym.inference.circuit_decoding.CircuitPosterior``). So the policy learns
+oracle uses: ``mtp_gym.circuit_decoding.inference.CircuitPosterior``). So the policy learns
 *which* queries to ask and *when* to stop; the truth tables themselves are not its output.
 After the last query only submit is legal: a query action then is sent as its text and the
 env answers with a format error (no turn spent; ``max_format_errors`` in a row end the
@@ -41,7 +41,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from mtp_gym.envs.circuit_decoding import (
+from mtp_gym.circuit_decoding.env import (
     AND,
     BENCH_SHAPES,
     LABELS,
@@ -54,7 +54,7 @@ from mtp_gym.envs.circuit_decoding import (
     row_inputs,
     table_string,
 )
-from mtp_gym.inference.circuit_decoding import CircuitPosterior, read_setup
+from mtp_gym.circuit_decoding.inference import CircuitPosterior, read_setup
 
 __all__ = ["CircuitDecodingDiscrete", "make_env"]
 

@@ -25,7 +25,7 @@ in the instructions and the PASS/FAIL results): the stage (one-hot of 3), the fr
 the round cap used, the queries made this round (/3), the round's proposal (one-hot of
 125, zero outside a round), the codes that are still possible answers (125: the unique
 solution of some criteria assignment consistent with every result and the game's rules,
-``mtp_gym.inference.turing_machine.TuringMachineBelief``, the oracle's exact tracker), the
+``mtp_gym.turing_machine.inference.TuringMachineBelief``, the oracle's exact tracker), the
 number of possible answers (/125), and per verifier slot 0-5: whether the setup has it,
 whether it was queried this round, its result (1 PASS) and the fraction of the consistent
 hypotheses under which it would PASS the round's proposal (0 outside a round). Works in
@@ -49,9 +49,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from mtp_gym.envs.turing_machine import MAX_QUERIES_PER_ROUND, TuringMachineEnv
-from mtp_gym.inference.turing_machine import TuringMachineBelief, read_instructions
-from mtp_gym.turnbench import rules
+from mtp_gym.turing_machine import rules
+from mtp_gym.turing_machine.env import MAX_QUERIES_PER_ROUND, TuringMachineEnv
+from mtp_gym.turing_machine.inference import TuringMachineBelief, read_instructions
 
 __all__ = [
     "TuringMachineDiscrete",

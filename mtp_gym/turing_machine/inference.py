@@ -18,7 +18,7 @@ from functools import cache
 
 import numpy as np
 
-from mtp_gym.turnbench import rules
+from mtp_gym.turing_machine import rules
 
 _VERIFIER_RE = re.compile(r"^Verifier <(\d+)>: (.+)$")
 _CRITERION_PREFIX = "- Possible criteria: "

@@ -2,7 +2,7 @@
 
 :func:`read_setup` reads the shape, labels, gate inventory and query budget from the
 instructions. :class:`CircuitPosterior` is exact Bayesian inference over the documented
-generator's circuit space (``mtp_gym.envs.circuit_decoding``), given the answers so far.
+generator's circuit space (``mtp_gym.circuit_decoding.env``), given the answers so far.
 
 Belief. For one circuit with ``a`` AND, ``k-1-a`` OR and ``n`` NOT gates,
 ``function_distribution`` gives the exact distribution of its truth table under the
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.envs.circuit_decoding import (
+from mtp_gym.circuit_decoding.env import (
     AND,
     LABELS,
     NOT,

@@ -11,8 +11,8 @@ from typing import Any
 
 from mtp_gym.core import FormatRestated, InvalidAction, Reply, TextPuzzleEnv, check_int, refuse_retraction
 from mtp_gym.parsing import corrects, find_labeled, negated
-from mtp_gym.turnbench import rules
-from mtp_gym.turnbench.prompts import HARNESS_SYSTEM, MODES, PROMPT_STYLES, STAGE_PROMPTS
+from mtp_gym.turing_machine import rules
+from mtp_gym.turing_machine.prompts import HARNESS_SYSTEM, MODES, PROMPT_STYLES, STAGE_PROMPTS
 
 SETUP_SOURCES = ("published", "generated")
 ROUND_MAX_MOVES = 5  # proposal + 3 queries + deduce, or proposal + <=2 queries + SKIP + deduce
@@ -128,7 +128,7 @@ class TuringMachineEnv(TextPuzzleEnv):
     Description:
         Deduce a secret 3-digit code (BLUE, YELLOW, PURPLE; digits 1-5) from 4-6 verifiers. Each
         verifier is one of the 48 cards of the Turing Machine board game with one hidden active
-        criterion (183 criteria in all, ``mtp_gym.turnbench.rules``). Every round has three
+        criterion (183 criteria in all, ``mtp_gym.turing_machine.rules``). Every round has three
         stages: a **proposal** (a code, fixed for the round), up to three **verifier queries**
         one at a time (each answers PASS or FAIL for the proposal), and a **deduce** step
         (SKIP to the next round, or submit a code, which ends the game). In ``nightmare`` mode
@@ -136,7 +136,7 @@ class TuringMachineEnv(TextPuzzleEnv):
         criterion of verifier ``mapping[i]`` (fixed for the game, unknown to the player).
 
     Prompt Format:
-        The paper's appendix A prompts word for word (``mtp_gym.turnbench.prompts``), OA
+        The paper's appendix A prompts word for word (``mtp_gym.turing_machine.prompts``), OA
         (``prompt_style="answer_only"``) or CoT (``"cot"``), classic or nightmare. The first
         observation is the system prompt, whose game setup lists the verifiers as the published
         harness does (``Verifier <0>: <card description>`` then ``- Possible criteria: ...``
@@ -147,7 +147,7 @@ class TuringMachineEnv(TextPuzzleEnv):
         and ``The final guess is 551. The answer is 551, the guess is True.`` after a submission.
         ``belief_prompt=True`` appends a short paragraph that documents the ``<BELIEF>`` tag;
         ``harness_wording=True`` uses the published harness's classic system prompt, which has
-        two sentences the appendix does not (see ``mtp_gym.turnbench.prompts``).
+        two sentences the appendix does not (see ``mtp_gym.turing_machine.prompts``).
 
     Action Format:
         ``<CHOICE>: BLUE=X, YELLOW=Y, PURPLE=Z`` (proposal; also ``<PROPOSAL>:`` which the
