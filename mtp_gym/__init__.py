@@ -9,11 +9,48 @@ Importing the package registers every ``MTP/*`` id::
 ``gym.make("mtp_gym:MTP/WordGuess-v0")`` imports the package for you.
 """
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
+from typing import Any
+
+from gymnasium.envs.registration import load_env_creator
+
+from mtp_gym.core import InvalidAction, PuzzleInfo, Reply, TextPuzzleEnv
 from mtp_gym.multiagent import word_chain_v0  # noqa: E402,F401  (PettingZoo AEC env: mtp_gym.word_chain_v0.env())
-from mtp_gym.registration import ENV_IDS, register_envs
+from mtp_gym.registration import ENV_IDS, GAME_IDS, register_envs
 
 __version__ = "0.1.0"
-__all__ = ["ENV_IDS", "InvalidAction", "Reply", "TextPuzzleEnv", "register_envs", "__version__"]
+__all__ = [
+    "ENV_IDS",
+    "InvalidAction",
+    "PuzzleInfo",
+    "Reply",
+    "TextPuzzleEnv",
+    "puzzle_class",
+    "puzzle_info",
+    "register_envs",
+    "__version__",
+]
+
+
+def _spec_kwargs(env_id: str) -> dict[str, Any]:
+    if env_id not in ENV_IDS:
+        raise ValueError(f"unknown env id {env_id!r}; allowed: {sorted(ENV_IDS)}")
+    return {"game": GAME_IDS[env_id]} if env_id in GAME_IDS else {}
+
+
+def puzzle_class(env_id: str) -> type[TextPuzzleEnv]:
+    """The env class behind a registered text-puzzle id (the query games share ``GameEnv``)."""
+    _spec_kwargs(env_id)
+    if env_id in GAME_IDS:
+        from mtp_gym.games.env import GameEnv
+
+        return GameEnv
+    return load_env_creator(ENV_IDS[env_id])
+
+
+def puzzle_info(env_id: str) -> PuzzleInfo:
+    """The puzzle's own facts (paper, what success means, prompt styles, a query game's cell
+    and levels), read from its env class."""
+    return puzzle_class(env_id).puzzle_info(**_spec_kwargs(env_id))
+
 
 register_envs()

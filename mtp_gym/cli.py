@@ -151,11 +151,11 @@ def _model_kwargs(spec: str, args: argparse.Namespace, extra: dict[str, Any]) ->
 
 def _styled_env_kwargs(env_id: str, env_kwargs: dict[str, Any], spec: str, style: str | None) -> dict[str, Any]:
     """``env_kwargs``, plus the env's own variant of a model's ``--prompt-style`` where the
-    paper has one (TurnBench's Answer-Only and CoT prompts), so the two never disagree."""
+    paper has one (its class's ``puzzle.prompt_styles``: TurnBench's Answer-Only and CoT prompts), so the two never disagree."""
+    from mtp_gym import puzzle_info
     from mtp_gym.agents.base import MODEL_PREFIXES
-    from mtp_gym.turing_machine.prompts import PROMPT_STYLES as TURNBENCH_STYLES
 
-    if env_id == "MTP/TuringMachine-v0" and spec.startswith(MODEL_PREFIXES) and style in TURNBENCH_STYLES:
+    if spec.startswith(MODEL_PREFIXES) and style in puzzle_info(env_id).prompt_styles:
         return {"prompt_style": style, **env_kwargs}
     return env_kwargs
 

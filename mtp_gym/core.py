@@ -72,7 +72,8 @@ import pickle
 import re
 import string
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
 
 import gymnasium as gym
 
@@ -88,6 +89,8 @@ from mtp_gym.parsing import (
 from mtp_gym.spaces import TextSpace
 
 __all__ = [
+    "PAPERS",
+    "PuzzleInfo",
     "FormatRestated",
     "InvalidAction",
     "Reply",
@@ -95,6 +98,7 @@ __all__ = [
     "TEXT_CHARSET",
     "OUTCOMES",
     "check_int",
+    "control_field",
     "read_one",
     "refuse_retraction",
     "single",
@@ -131,6 +135,45 @@ class Reply(NamedTuple):
     score: float | None = None
 
 
+#: The report's panels, in order: the two papers of env-level puzzles, then the query games.
+PAPERS = ("Multi-Turn Puzzles", "TurnBench-MS", "Query games")
+
+
+@dataclass(frozen=True)
+class PuzzleInfo:
+    """A puzzle's own facts, read by the report, the play page, the CLI and the docs
+    (``mtp_gym.puzzle_info(env_id)``); each env class sets ``puzzle``."""
+
+    #: The paper that defines it: one of :data:`PAPERS`.
+    paper: str
+    #: What success means and how the score is computed (the report's footnote).
+    success_means: str
+    #: Values of the env's ``prompt_style`` kwarg that a model's ``--prompt-style`` selects
+    #: (the paper's own prompt variants); empty: the env has one prompt.
+    prompt_styles: tuple[str, ...] = ()
+    #: A query game's cell, ``(structure, inference)``; ``None`` for env-level puzzles.
+    cell: tuple[str, str] | None = None
+    #: A query game's difficulty levels and the default one; empty for env-level puzzles.
+    levels: tuple[int, ...] = ()
+    default_level: int | None = None
+
+    @property
+    def suite(self) -> str:
+        """The report panel: the paper, or a query game's cell (``"set × deductive"``)."""
+        return f"{self.cell[0]} × {self.cell[1]}" if self.cell else self.paper
+
+    @property
+    def order(self) -> int:
+        """Sort key of the panel (the order of :data:`PAPERS`)."""
+        return PAPERS.index(self.paper)
+
+
+def control_field(name: str, options: list[str] | None = None) -> dict[str, Any]:
+    """One input of a play control (:meth:`TextPuzzleEnv.play_controls`): a list where
+    ``options`` is given, else free text."""
+    return {"name": name, "options": options}
+
+
 class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
     """Base class of every text puzzle (see the module docstring for the hooks).
 
@@ -153,6 +196,22 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}
     defer_human_render = False
+    #: The puzzle's facts (paper, what success means, prompt styles, a query game's cell).
+    puzzle: ClassVar[PuzzleInfo]
+
+    @classmethod
+    def puzzle_info(cls, **kwargs: Any) -> PuzzleInfo:
+        """:attr:`puzzle`; an env class that serves several puzzles reads its kwargs."""
+        return cls.puzzle
+
+    @classmethod
+    def play_controls(cls, seen: list[str]) -> list[dict[str, Any]]:
+        """Buttons and inputs for a person playing in the browser, read from the env's messages
+        so far (``seen``, oldest first). A control is ``{"label", "template", "fields":
+        [{"name", "options"}]}``: the page offers one input per field (a list where ``options``
+        is given) and sends ``template`` with the fields filled in, exactly the text a model
+        would write. Free text is always available too; the default offers nothing else."""
+        return []
 
     #: Honest upper bounds for the Text spaces (subclasses tighten or widen them).
     obs_max_length: int = 16_384

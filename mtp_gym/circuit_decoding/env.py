@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
+from mtp_gym.core import PAPERS, InvalidAction, PuzzleInfo, Reply, TextPuzzleEnv, check_int
 from mtp_gym.data import load_json
 
 AND, OR, NOT = "AND", "OR", "NOT"
@@ -513,6 +513,8 @@ class CircuitDecodingEnv(TextPuzzleEnv):
     Version History:
         v0: initial release.
     """
+
+    puzzle = PuzzleInfo(PAPERS[0], "every circuit's truth table right (score: the fraction right)")
 
     def __init__(
         self,

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
+from mtp_gym.core import PAPERS, InvalidAction, PuzzleInfo, Reply, TextPuzzleEnv, check_int, control_field
 from mtp_gym.data import load_json
 from mtp_gym.parsing import find_tags
 
@@ -396,6 +396,21 @@ def parse_question(content: str) -> list[tuple[str, str]]:
     return readings
 
 
+def _titles(text: str) -> list[list[str]]:
+    """The first column of every Markdown table with a ``Title`` column, table by table."""
+    tables: list[list[str]] = []
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("| Title |"):
+            current = []
+            tables.append(current)
+        elif current is not None and line.startswith("|") and not line.startswith("|---"):
+            current.append(line.strip("|").split("|")[0].strip())
+        elif not line.startswith("|"):
+            current = None
+    return tables
+
+
 class MovieRecEnv(TextPuzzleEnv):
     """Movie Recommendation (Multi-Turn Puzzles, sections 2.1, A.1 and A.4).
 
@@ -480,6 +495,31 @@ class MovieRecEnv(TextPuzzleEnv):
     Version History:
         v0: initial release; the weight grid is stated in the prompt only with ``weight_hint=True``.
     """
+
+    puzzle = PuzzleInfo(PAPERS[0], "the user's best movie of the new set picked (score: 1 - (rank-1)/(n_unseen-1))")
+
+    @classmethod
+    def play_controls(cls, seen: list[str]) -> list[dict[str, Any]]:
+        tables = _titles("\n".join(seen))
+        out = []
+        if tables:
+            library = tables[0]
+            out.append(
+                {
+                    "label": "Ask",
+                    "template": "<question>Would you prefer watching {first} over {second}?</question>",
+                    "fields": [control_field("first", library), control_field("second", library)],
+                }
+            )
+        if len(tables) > 1:
+            out.append(
+                {
+                    "label": "Recommend",
+                    "template": "<final_answer>{title}</final_answer>",
+                    "fields": [control_field("title", tables[-1])],
+                }
+            )
+        return out
 
     def __init__(
         self,

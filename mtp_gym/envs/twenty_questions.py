@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, refuse_retraction, single
+from mtp_gym.core import PAPERS, InvalidAction, PuzzleInfo, Reply, TextPuzzleEnv, refuse_retraction, single
 from mtp_gym.data import load_json
 from mtp_gym.parsing import find_tags, last_match
 
@@ -450,6 +450,12 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
     Version History:
         v0: initial release.
     """
+
+    puzzle = PuzzleInfo(PAPERS[0], "every answer consistent until the questioner found the word (score the same)")
+
+    @classmethod
+    def play_controls(cls, seen: list[str]) -> list[dict[str, Any]]:
+        return [{"label": answer, "template": f"<answer>{answer}</answer>", "fields": []} for answer in ("Yes", "No")]
 
     def __init__(
         self,

@@ -11,7 +11,16 @@ import re
 from functools import cache, lru_cache
 from typing import Any
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, refuse_retraction, single
+from mtp_gym.core import (
+    PAPERS,
+    InvalidAction,
+    PuzzleInfo,
+    Reply,
+    TextPuzzleEnv,
+    control_field,
+    refuse_retraction,
+    single,
+)
 from mtp_gym.data import asset_path, scowl_words
 from mtp_gym.parsing import prepare_reply, restates_format
 
@@ -316,6 +325,12 @@ class WordChainEnv(TextPuzzleEnv):
     Version History:
         v0: initial release.
     """
+
+    puzzle = PuzzleInfo(PAPERS[0], "the game ended without a loss by the agent (score the same)")
+
+    @classmethod
+    def play_controls(cls, seen: list[str]) -> list[dict[str, Any]]:
+        return [{"label": "Play word", "template": "'{word}'", "fields": [control_field("word")]}]
 
     def __init__(
         self,

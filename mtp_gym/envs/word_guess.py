@@ -9,7 +9,16 @@ import re
 from functools import cache, lru_cache
 from typing import Any
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, read_one, refuse_retraction
+from mtp_gym.core import (
+    PAPERS,
+    InvalidAction,
+    PuzzleInfo,
+    Reply,
+    TextPuzzleEnv,
+    control_field,
+    read_one,
+    refuse_retraction,
+)
 from mtp_gym.data import load_json, scowl_words
 from mtp_gym.parsing import find_tags, format_restater
 
@@ -180,6 +189,14 @@ class WordGuessEnv(TextPuzzleEnv):
     Version History:
         v0: initial release.
     """
+
+    puzzle = PuzzleInfo(PAPERS[0], "the secret word guessed within the turn budget (score: 1 - (n-1)/(max_turns-1))")
+
+    @classmethod
+    def play_controls(cls, seen: list[str]) -> list[dict[str, Any]]:
+        m = re.search(r"vocabulary: ([A-Z, ]+)\.", seen[0] if seen else "")
+        words = [w.strip() for w in m.group(1).split(",")] if m else None
+        return [{"label": "Guess", "template": "<attempt>{word}</attempt>", "fields": [control_field("word", words)]}]
 
     def __init__(
         self,

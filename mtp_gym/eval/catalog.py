@@ -7,11 +7,9 @@ from typing import Any
 import gymnasium as gym
 
 import mtp_gym  # noqa: F401  (registers the ids)
+from mtp_gym import puzzle_info
 from mtp_gym.agents import agent_kinds
-from mtp_gym.eval.report import suite_of
-from mtp_gym.games.base import LEVELS
-from mtp_gym.games.env import DEFAULT_DIFFICULTY
-from mtp_gym.registration import ENV_IDS, GAME_IDS
+from mtp_gym.registration import ENV_IDS
 
 __all__ = ["env_table"]
 
@@ -22,12 +20,12 @@ def env_table() -> list[dict[str, Any]]:
     rows = []
     for env_id in ENV_IDS:
         env = gym.make(env_id)
-        game = env_id in GAME_IDS
+        info = puzzle_info(env_id)
         rows.append(
             {
                 "id": env_id,
-                "suite": ("Query games, " if game else "") + suite_of(env_id)[1],
-                "levels": f"{LEVELS[0]}-{LEVELS[-1]} (default {DEFAULT_DIFFICULTY})" if game else "-",
+                "suite": (f"{info.paper}, " if info.cell else "") + info.suite,
+                "levels": f"{info.levels[0]}-{info.levels[-1]} (default {info.default_level})" if info.levels else "-",
                 "split": env.unwrapped.num_configs,
                 "agents": ", ".join(agent_kinds(env_id)),
             }

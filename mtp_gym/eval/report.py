@@ -32,8 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from mtp_gym import puzzle_info
+from mtp_gym.core import PAPERS
 from mtp_gym.eval.log import CONFIG_NAME, HEAVY, LOG_NAME, LogScan, keep_latest, scan_episodes
-from mtp_gym.games.env import DEFAULT_DIFFICULTY, resolve_game
+from mtp_gym.games.env import DEFAULT_DIFFICULTY
 from mtp_gym.registration import GAME_IDS
 
 __all__ = [
@@ -465,16 +467,6 @@ def compute_rows(records: list[dict[str, Any]], prices: dict[str, tuple[float, f
 
 
 #: What outcome "success" (the report's success %) means on each task; the score is the paper's metric.
-SUCCESS_MEANS = {
-    "MTP/WordGuess-v0": "the secret word guessed within the turn budget (score: 1 - (n-1)/(max_turns-1))",
-    "MTP/MovieRec-v0": "the user's best movie of the new set picked (score: 1 - (rank-1)/(n_unseen-1))",
-    "MTP/CircuitDecoding-v0": "every circuit's truth table right (score: the fraction right)",
-    "MTP/WordChain-v0": "the game ended without a loss by the agent (score the same)",
-    "MTP/TwentyQuestions-v0": "every answer consistent until the questioner found the word (score the same)",
-    "MTP/TuringMachine-v0": "the secret code submitted (score the same)",
-}
-#: The query games: success = score = a correct final answer.
-GAME_SUCCESS = "a correct final answer (score the same)"
 #: The necessity probe's success and score (mtp_gym.wrappers.probes.necessity).
 NECESSITY_SUCCESS = (
     "the phase-2 answer right and the kept observations still determining it (After Pruning); "
@@ -541,18 +533,24 @@ def task_name(task: tuple[str, int | None, str | None]) -> str:
     return " ".join(str(p) for p in (_short(env), f"L{level}" if level else None, probe) if p)
 
 
-SUITES = ("Multi-Turn Puzzles", "TurnBench-MS", "Query games")
-
-
 @cache
 def suite_of(env_id: str) -> tuple[int, str]:
-    """(sort key, panel name) of an env: its paper, and for a query game its cell."""
-    if env_id == "MTP/TuringMachine-v0":
-        return 1, SUITES[1]
-    if env_id in GAME_IDS:
-        game = resolve_game(GAME_IDS[env_id])
-        return 2, f"{game.structure} × {game.inference}"
-    return 0, SUITES[0]
+    """(sort key, panel name) of an env: its paper, and for a query game its cell (the env
+    class's ``puzzle``); an id this install does not register sorts last under its own name."""
+    try:
+        info = puzzle_info(env_id)
+    except ValueError:
+        return len(PAPERS), env_id
+    return info.order, info.suite
+
+
+def success_means(env_id: str) -> str:
+    """What success means in ``env_id`` (its env class's ``puzzle``; an id this install does not
+    register: a correct final answer)."""
+    try:
+        return puzzle_info(env_id).success_means
+    except ValueError:
+        return "a correct final answer (score the same)"
 
 
 def level_rows(rows: list[Row]) -> dict[str, dict[int, float]]:
@@ -904,7 +902,7 @@ def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:
         "",
         "Intervals: percentile bootstrap of the mean score (2000 resamples, seeded), Wilson for rates. Success means:",
     ]
-    lines += [f"- {_short(e)}: {SUCCESS_MEANS.get(e, GAME_SUCCESS)}" for e in envs]
+    lines += [f"- {_short(e)}: {success_means(e)}" for e in envs]
     if any(r.probe == "necessity" for r in rows):
         lines.append(f"- under the necessity probe: {NECESSITY_SUCCESS}")
     return "\n".join(lines)
@@ -1129,7 +1127,7 @@ def plot_levels(rows: list[Row], path: Path) -> tuple[int, int] | None:
     for r in rows:
         if r.level is None or r.probe is not None or not r.episodes:
             continue
-        inference = resolve_game(GAME_IDS[r.env]).inference
+        inference = suite_of(r.env)[1].split(" × ")[-1]
         for panel in ("all query games", inference):
             by.setdefault(panel, {}).setdefault(r.agent, {}).setdefault(r.level, []).append(r.mean_score)
     if not any(len(levels) > 1 for agents in by.values() for levels in agents.values()):

@@ -9,7 +9,7 @@ import importlib
 from collections.abc import Hashable
 from typing import Any
 
-from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv, check_int
+from mtp_gym.core import PAPERS, InvalidAction, PuzzleInfo, Reply, TextPuzzleEnv, check_int
 from mtp_gym.games.base import ACTION_NAMES, LEVELS, Game, missing_action
 
 __all__ = ["GameEnv", "resolve_game", "CONFIGS_PER_LEVEL", "DEFAULT_DIFFICULTY"]
@@ -98,6 +98,18 @@ class GameEnv(TextPuzzleEnv):
         rule of ``mtp_gym/games/README.md`` (twice the oracle's mean turns, room for the
         ``careful`` player); the benchmark split's rules text (and golden hashes) changed.
     """
+
+    @classmethod
+    def puzzle_info(cls, game: type[Game] | str = "", **kwargs: Any) -> PuzzleInfo:  # type: ignore[override]
+        """The facts of the query game ``game`` (its cell and levels)."""
+        game_cls = resolve_game(game)
+        return PuzzleInfo(
+            PAPERS[2],
+            "a correct final answer (score the same)",
+            cell=(game_cls.structure, game_cls.inference),
+            levels=LEVELS,
+            default_level=DEFAULT_DIFFICULTY,
+        )
 
     def __init__(
         self,

@@ -9,7 +9,17 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from mtp_gym.core import FormatRestated, InvalidAction, Reply, TextPuzzleEnv, check_int, refuse_retraction
+from mtp_gym.core import (
+    PAPERS,
+    FormatRestated,
+    InvalidAction,
+    PuzzleInfo,
+    Reply,
+    TextPuzzleEnv,
+    check_int,
+    control_field,
+    refuse_retraction,
+)
 from mtp_gym.parsing import corrects, find_labeled, negated
 from mtp_gym.turing_machine import rules
 from mtp_gym.turing_machine.prompts import HARNESS_SYSTEM, MODES, PROMPT_STYLES, STAGE_PROMPTS
@@ -227,6 +237,27 @@ class TuringMachineEnv(TextPuzzleEnv):
         v0: initial release; the classic system prompt follows the appendix (the harness's
         two extra sentences behind ``harness_wording=True``).
     """
+
+    puzzle = PuzzleInfo(PAPERS[1], "the secret code submitted (score the same)", prompt_styles=PROMPT_STYLES)
+
+    @classmethod
+    def play_controls(cls, seen: list[str]) -> list[dict[str, Any]]:
+        verifiers = sorted(set(re.findall(r"Verifier <(\d+)>:", "\n".join(seen))), key=int)
+        code = "BLUE={blue}, YELLOW={yellow}, PURPLE={purple}"
+        digits = [str(d) for d in range(1, 6)]
+        return [
+            {
+                "label": "Propose / submit code",
+                "template": "<CHOICE>: " + code,
+                "fields": [control_field(c, digits) for c in ("blue", "yellow", "purple")],
+            },
+            {
+                "label": "Test verifier",
+                "template": "<CHOICE>: {verifier}",
+                "fields": [control_field("verifier", verifiers)],
+            },
+            {"label": "Skip", "template": "<CHOICE>: SKIP", "fields": []},
+        ]
 
     obs_max_length = 16_384
     format_words = FORMAT_WORDS
