@@ -71,7 +71,7 @@ import abc
 import pickle
 import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -97,6 +97,7 @@ __all__ = [
     "TextPuzzleEnv",
     "TEXT_CHARSET",
     "OUTCOMES",
+    "check_choice",
     "check_int",
     "control_field",
     "read_one",
@@ -583,6 +584,14 @@ def refuse_retraction(tail: str) -> None:
 def _format_messages(messages: list[dict[str, str]]) -> str:
     names = {"user": "ENV", "assistant": "AGENT"}
     return "\n\n".join(f"[{names.get(m['role'], m['role'])}]\n{m['content']}" for m in messages)
+
+
+def check_choice(name: str, value: Any, allowed: Iterable[Any]) -> None:
+    """A ``ValueError`` naming the argument and the allowed values unless ``value`` is one of
+    ``allowed`` (a bool is not an int here: ``True`` is not ``1``)."""
+    allowed = list(allowed)
+    if not any(value == a and isinstance(value, bool) == isinstance(a, bool) for a in allowed):
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
 
 
 def check_int(name: str, value: Any, low: int = 1, high: int | None = None) -> None:
