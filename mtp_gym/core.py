@@ -63,6 +63,16 @@ The base class owns the turn budget, consecutive-format-error limit, ``info`` ke
 transcript, rendering, Text spaces and config selection. Every ``info`` value keeps one type
 through an episode (``score`` is 0.0 until ``outcome`` is set): gymnasium's vector envs type
 each batched key by the first env's value, so a puzzle's ``feedback`` must do the same.
+
+The malformed-action protocol (re-prompt saying what was wrong, count the streak, forfeit at
+``max_format_errors``) is :class:`FormatErrors`: the base class, the multi-agent envs and the
+probes that answer replies themselves all use it.
+
+The contract for wrappers: a wrapper that rewrites what the agent sees, or answers a reply
+itself, uses only :attr:`TextPuzzleEnv.transcript` (a read-only copy),
+:meth:`TextPuzzleEnv.replace_last_observation`, :meth:`TextPuzzleEnv.record_exchange`,
+:meth:`TextPuzzleEnv.build_info`, :meth:`TextPuzzleEnv.read_move` (with :func:`read_reply`)
+and :func:`format_messages`, never the env's private state.
 """
 
 from __future__ import annotations
@@ -89,6 +99,7 @@ from mtp_gym.parsing import (
 from mtp_gym.spaces import TextSpace
 
 __all__ = [
+    "CONFIG_SOURCES",
     "PAPERS",
     "PuzzleInfo",
     "FormatRestated",
@@ -100,6 +111,9 @@ __all__ = [
     "check_choice",
     "check_int",
     "control_field",
+    "FormatErrors",
+    "format_messages",
+    "read_reply",
     "read_one",
     "refuse_retraction",
     "single",
@@ -169,6 +183,39 @@ class PuzzleInfo:
         return PAPERS.index(self.paper)
 
 
+class FormatErrors:
+    """The malformed-action protocol shared by every env (:class:`TextPuzzleEnv`, the
+    multi-agent envs, the probes that answer replies themselves): a malformed action is
+    rejected with a re-prompt that says what was wrong and costs nothing; ``limit``
+    rejections in a row end the episode (outcome ``"format_error"``). One counter per player
+    and episode (make a new one on reset)."""
+
+    def __init__(self, limit: int) -> None:
+        #: Rejections in a row that end the episode (the env's ``max_format_errors``).
+        self.limit = limit
+        #: Rejections in this episode (``info["format_errors"]``).
+        self.total = 0
+        #: Rejections since the last well-formed action.
+        self.in_a_row = 0
+
+    def accept(self) -> None:
+        """A well-formed action: the streak ends."""
+        self.in_a_row = 0
+
+    def reject(self, message: str, hint: str = "", end: str = "The game is over.") -> tuple[str, bool]:
+        """Count one malformed action (``message``: what was wrong); the re-prompt and whether
+        the streak reached :attr:`limit`. The re-prompt is ``Invalid action: <message> <hint>
+        (format error k of n in a row)``; the last one has ``end`` instead of ``hint``, after
+        the count."""
+        self.total += 1
+        self.in_a_row += 1
+        count = f"(format error {self.in_a_row} of {self.limit} in a row)"
+        if self.in_a_row >= self.limit:
+            return f"Invalid action: {message} {count} {end}", True
+        hint = f" {hint}" if hint else ""
+        return f"Invalid action: {message}{hint} {count}", False
+
+
 def control_field(name: str, options: list[str] | None = None) -> dict[str, Any]:
     """One input of a play control (:meth:`TextPuzzleEnv.play_controls`): a list where
     ``options`` is given, else free text."""
@@ -223,8 +270,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         {
             "_transcript",
             "_rendered",
-            "_format_errors",
-            "_consecutive_errors",
+            "_errors",
             "_last_feedback",
             "_valid_action",
             "_np_random",
@@ -242,14 +288,10 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
     ) -> None:
         check_int("max_turns", max_turns)
         check_int("max_format_errors", max_format_errors)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not supported; allowed: {self.metadata['render_modes']} or None"
-            )
+        check_choice("render_mode", render_mode, [*self.metadata["render_modes"], None])
         if configs is None:
             configs = "benchmark" if self.num_configs > 0 else "generated"
-        if configs not in CONFIG_SOURCES:
-            raise ValueError(f"configs={configs!r} is not supported; allowed: {CONFIG_SOURCES}")
+        check_choice("configs", configs, CONFIG_SOURCES)
         if configs == "benchmark" and self.num_configs == 0:
             raise ValueError(
                 "configs='benchmark': these kwargs have no fixed benchmark split "
@@ -266,8 +308,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         self._outcome: str | None = None
         self._score = 0.0
         self._turn = 0
-        self._format_errors = 0
-        self._consecutive_errors = 0
+        self._errors = FormatErrors(max_format_errors)
         self._config_id: int | None = None
         self._started = False
 
@@ -327,14 +368,11 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
     #: format hint's (e.g. the Turing Machine's ``BLUE=X, YELLOW=Y, PURPLE=Z``), lower case.
     format_words: frozenset[str] = frozenset()
 
-    def read_move(self, action: str) -> Any:
-        """The move a reply makes in the current state, by the reading policy (reasoning
-        removed, dashes made ASCII, over-long numbers refused, then ``_parse``); raises
-        :class:`InvalidAction` saying what was wrong. Pure: the game state is not touched."""
-        text = prepare_reply(action)
-        if long_number(text):
-            raise InvalidAction(f"the reply holds a number of more than {MAX_DIGITS} digits.")
-        return self._parse(text)
+    def read_move(self, action: Any) -> Any:
+        """The move a reply makes in the current state, by the reading policy (:func:`read_reply`,
+        then ``_parse``); raises :class:`InvalidAction` saying what was wrong. Pure: the game
+        state is not touched."""
+        return self._parse(read_reply(action))
 
     def read_one(self, candidates: list[Any], read: Callable[[Any], Any], what: str, show: Any = repr) -> Any:
         """:func:`read_one` with this env's restated formats (its format hint's words and
@@ -386,8 +424,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             self._setup_benchmark(config_id)
         self._config_id = config_id
         self._turn = 0
-        self._format_errors = 0
-        self._consecutive_errors = 0
+        self._errors = FormatErrors(self.max_format_errors)
         self._outcome = None
         self._score = 0.0
         self._started = True
@@ -403,13 +440,11 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             raise RuntimeError(f"step() called after the episode ended (outcome={self._outcome!r}); call reset()")
         if not self._started:
             raise RuntimeError("step() called before reset()")
-        if not isinstance(action, str):
-            return self._reject(repr(action), f"the action must be text (str), got {type(action).__name__}.")
         try:
             move = self.read_move(action)
         except InvalidAction as err:
-            return self._reject(action, str(err))
-        self._consecutive_errors = 0
+            return self._reject(action if isinstance(action, str) else repr(action), str(err))
+        self._errors.accept()
         self._turn += 1
         reply = self._play(move)
         text = reply.text
@@ -424,9 +459,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             self._outcome, self._score = end.outcome, float(end.score or 0.0)
         terminated = self._outcome is not None and not truncated
         text = self._observation(text)
-        transcript = self._transcript
-        transcript.append({"role": "assistant", "content": action})
-        transcript.append({"role": "user", "content": text})
+        self.record_exchange(action, text)
         if self.render_mode == "human" and not self.defer_human_render:
             self.render()
         reward = self._score if self._outcome is not None else 0.0
@@ -439,18 +472,41 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             new = self._transcript[self._rendered :]
             self._rendered = len(self._transcript)
             if new:
-                print(_format_messages(new), flush=True)
+                print(format_messages(new), flush=True)
         return None
 
-    # ------------------------------------------------------------------ helpers
+    # ------------------------------------------------------------------ the contract for wrappers
     @property
     def transcript(self) -> list[dict[str, str]]:
-        """The episode so far as chat messages (env = ``user``, agent = ``assistant``)."""
+        """The episode so far as chat messages (env = ``user``, agent = ``assistant``): a copy,
+        change it through :meth:`replace_last_observation` and :meth:`record_exchange`."""
         return list(self._transcript)
 
     def transcript_text(self) -> str:
-        return _format_messages(self._transcript)
+        """The transcript as ``render()`` shows it (:func:`format_messages`)."""
+        return format_messages(self._transcript)
 
+    def replace_last_observation(self, text: str) -> None:
+        """Make the transcript's last env message ``text``: for a wrapper that changed what the
+        agent got (the record must hold what the agent saw). No-op if the last message is the
+        agent's."""
+        if self._transcript and self._transcript[-1]["role"] == "user":
+            self._transcript[-1]["content"] = text
+
+    def record_exchange(self, action: str, observation: str) -> None:
+        """Append one exchange to the transcript: the agent's ``action`` and the env's
+        ``observation`` answering it (``step`` records its own; a wrapper that answers a reply
+        itself, without stepping the env, records its exchange here)."""
+        self._transcript.append({"role": "assistant", "content": action})
+        self._transcript.append({"role": "user", "content": observation})
+
+    def build_info(self, feedback: dict[str, Any], valid: bool) -> dict[str, Any]:
+        """The ``info`` dict of the current state with this step's ``feedback`` and whether
+        the action was ``valid`` (every key of the contract; a puzzle's extra keys included):
+        for a wrapper that answers a reply itself."""
+        return self._info(feedback, valid)
+
+    # ------------------------------------------------------------------ helpers
     def game_state_digest(self) -> bytes:
         """Pickle of every attribute except bookkeeping: equal digests, equal game state."""
         state = {k: v for k, v in sorted(vars(self).items()) if k not in self._BOOKKEEPING}
@@ -468,20 +524,11 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         return config_id
 
     def _reject(self, action: str, message: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        self._format_errors += 1
-        self._consecutive_errors += 1
-        hint = self._format_hint()
-        hint = f" {hint}" if hint else ""
-        count = f"(format error {self._consecutive_errors} of {self.max_format_errors} in a row)"
-        terminated = self._consecutive_errors >= self.max_format_errors
+        text, terminated = self._errors.reject(message, self._format_hint())
         if terminated:
             self._outcome, self._score = "format_error", 0.0
-            text = f"Invalid action: {message} {count} The game is over."
-        else:
-            text = f"Invalid action: {message}{hint} {count}"
         text = self._observation(text)
-        self._transcript.append({"role": "assistant", "content": action})
-        self._transcript.append({"role": "user", "content": text})
+        self.record_exchange(action, text)
         if self.render_mode == "human" and not self.defer_human_render:
             self.render()
         return text, 0.0, terminated, False, self._info({"error": message}, False)
@@ -500,7 +547,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             "feedback": feedback,
             "hidden": self._hidden(),
             "valid_action": valid,
-            "format_errors": self._format_errors,
+            "format_errors": self._errors.total,
             "outcome": self._outcome,
             "score": self._score,
             "config_id": self._config_id,
@@ -547,7 +594,8 @@ def read_one(
     """
     if len(candidates) == 1:
         return read(candidates[0])
-    moves, unread = [], []
+    moves: list[tuple[Any, Any]] = []
+    unread: list[tuple[Any, InvalidAction]] = []
     for candidate in dict.fromkeys(candidates):
         try:
             moves.append((candidate, read(candidate)))
@@ -563,11 +611,11 @@ def read_one(
         kept = [(c, m) for c, m in moves if not restating(c, strict=True)]
         moves = kept or moves
     move = single([m for _, m in moves], what, show)
-    for candidate, err in unread:
-        if not isinstance(err, FormatRestated) and not restating(candidate):
+    for candidate, error in unread:
+        if not isinstance(error, FormatRestated) and not restating(candidate):
             raise InvalidAction(
                 f"the reply names {show(move)} and also another move that is not valid as written "
-                f"({str(err).rstrip('.')}); give exactly one."
+                f"({str(error).rstrip('.')}); give exactly one."
             )
     return move
 
@@ -581,7 +629,21 @@ def refuse_retraction(tail: str) -> None:
         )
 
 
-def _format_messages(messages: list[dict[str, str]]) -> str:
+def read_reply(action: Any) -> str:
+    """A reply as every reader sees it (the module docstring's reading policy, steps 1, 6 and
+    7): reasoning blocks removed and dashes made ASCII; an :class:`InvalidAction` for an action
+    that is not text or holds a run of more than :data:`~mtp_gym.parsing.MAX_DIGITS` digits."""
+    if not isinstance(action, str):
+        raise InvalidAction(f"the action must be text (str), got {type(action).__name__}.")
+    text = prepare_reply(action)
+    if long_number(text):
+        raise InvalidAction(f"the reply holds a number of more than {MAX_DIGITS} digits.")
+    return text
+
+
+def format_messages(messages: list[dict[str, str]]) -> str:
+    """Chat messages as one text, the way ``render()`` shows a transcript: ``[ENV]`` and
+    ``[AGENT]`` blocks separated by blank lines."""
     names = {"user": "ENV", "assistant": "AGENT"}
     return "\n\n".join(f"[{names.get(m['role'], m['role'])}]\n{m['content']}" for m in messages)
 

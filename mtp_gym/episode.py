@@ -273,6 +273,7 @@ class _Run:
     def result(self) -> EpisodeResult:
         env, policy, seed, step = self.env, self.policy, self.seed, self.step
         error, overflow, rewards, start = self.error, self.overflow, self.rewards, self.start
+        assert step is not None  # play() yields the reset step first; failed() raises before it
         info = step.info
         base = env.unwrapped
         usage = getattr(policy, "usage", None) or {}

@@ -24,6 +24,7 @@ from mtp_gym.games.hidden_number import HiddenNumber
 from mtp_gym.registration import GAME_IDS
 from mtp_gym.wrappers import PROBES, apply_probe
 from mtp_gym.wrappers.probes import DOMAINS, TEMPLATES, domain_template
+from mtp_gym.wrappers.probes.domains import STORIES, domain_wording
 from mtp_gym.wrappers.probes.necessity import (
     contradiction_matrix,
     determines_target,
@@ -35,7 +36,6 @@ from mtp_gym.wrappers.probes.necessity import (
     parse_unnecessary,
 )
 from mtp_gym.wrappers.probes.noise import IRRELEVANT_SENTENCES, VACUOUS_FRAGMENTS
-from mtp_gym.wrappers.probes.stories import STORIES, domain_wording
 
 GAME_ENV_IDS = sorted(GAME_IDS)
 CONFIGS = (1, 8)

@@ -1,9 +1,10 @@
 """The ``Game`` interface of the hidden-state query games (interactive reasoning paper, app. B).
 
-A game file defines one :class:`Game` subclass holding only its hidden state, its queries
-and its answer check. Everything else (XML parsing, format validation, turn budget, the
-fixed split of configurations, ``info``, the oracle, the random agent, the probes) is
-generic and works from these hooks:
+A game file defines one :class:`Game` subclass holding only its hidden state, its queries,
+its answer check, its description (the class docstring) and its telling for the isomorphic
+probe (``domains``, ``story``: :mod:`mtp_gym.games.domains`). Everything else (XML parsing,
+format validation, turn budget, the fixed split of configurations, ``info``, the oracle, the
+random agent, the probes) is generic and works from these hooks:
 
 ==========================  ===========================================================
 class attributes            ``name``, ``structure`` (set/sequence/tree/graph),
@@ -12,7 +13,7 @@ class attributes            ``name``, ``structure`` (set/sequence/tree/graph),
                             ``queries`` (:class:`QuerySpec` tuple), ``vocabulary``
                             (entity/relation nouns used in rules text and replies),
                             ``rules_template``, ``answer_format``
-``candidate_states()``      every hidden state the level allows (given ``self.public``)
+``candidate_states()``      (abstract, as the next three) every hidden state the level allows (given ``self.public``)
 ``respond(hidden, q, a)``   the answer to query ``q`` with args ``a`` in state ``hidden``
 ``query_args(q)``           every legal argument tuple of query ``q``
 ``parse_answer(text)``      the submitted text -> a target-comparable value (or raise
@@ -24,7 +25,8 @@ optional                    ``target(hidden)`` (what the agent must submit, defa
                             ``candidate_states``), ``enumerable = False`` with
                             ``sample_consistent(evidence, rng, n)`` for huge spaces,
                             ``render_value``, ``wrong_answer``, ``rules_fields``,
-                            ``example_args``
+                            ``example_args``; the class attributes ``domains`` and
+                            ``story`` (the isomorphic probe needs both)
 ==========================  ===========================================================
 
 Methods that take ``hidden`` as an argument are pure in it, so the oracle can evaluate them
@@ -38,6 +40,7 @@ The paper's ``Game`` methods map to: ``initialize_game`` -> :meth:`Game.generate
 
 from __future__ import annotations
 
+import abc
 import re
 import zlib
 from collections.abc import Hashable, Iterable, Sequence
@@ -47,7 +50,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, single
+from mtp_gym.core import InvalidAction, check_choice, single
+from mtp_gym.games.domains import Story
 from mtp_gym.parsing import find_tags, ints
 
 __all__ = [
@@ -175,11 +179,13 @@ def parse_action(text: str) -> tuple[str, str]:
     return single(action_tags(text), "actions", show=lambda t: f"<{t[0]}>{t[1][:20]}</{t[0]}>")
 
 
-class Game:
+class Game(abc.ABC):
     """One instance of a hidden-state query game: ``level``, ``public`` part, ``hidden`` state.
 
     ``hidden`` may be ``None`` (a player's or the oracle's view: only the public part is
-    known). Subclasses implement the hooks listed in the module docstring.
+    known). Subclasses implement the hooks listed in the module docstring (the abstract
+    methods and the class attributes without a default) and describe the game in their
+    docstring: what is hidden, the queries, the answer, the levels' sizes.
     """
 
     name: ClassVar[str]
@@ -197,6 +203,11 @@ class Game:
     rules_template: ClassVar[str]
     #: How to submit, shown in the rules and re-prompts, e.g. ``"<answer>3</answer>"``.
     answer_format: ClassVar[str] = "<answer>...</answer>"
+    #: The isomorphic probe's nouns: domain (:data:`~mtp_gym.games.domains.DOMAINS`) -> a noun for
+    #: every key of ``vocabulary`` (built with :func:`~mtp_gym.games.domains.nouns`).
+    domains: ClassVar[dict[str, dict[str, str]]] = {}
+    #: The isomorphic probe's retelling of the rules (:class:`~mtp_gym.games.domains.Story`).
+    story: ClassVar[Story | None] = None
     #: ``False`` when ``candidate_states()`` is too large to list (say > 10^5 states): the
     #: oracle then works on ``sample_consistent`` and the game should override it.
     enumerable: ClassVar[bool] = True
@@ -212,8 +223,7 @@ class Game:
         vocabulary: dict[str, str] | None = None,
         wording: dict[str, Any] | None = None,
     ) -> None:
-        if level not in LEVELS:
-            raise ValueError(f"difficulty must be one of {LEVELS}, got {level!r}")
+        check_choice("difficulty", level, LEVELS)
         self.level = level
         self.params: dict[str, Any] = dict(self.levels[level - 1])
         self.public: dict[str, Any] = dict(public or {})
@@ -282,9 +292,9 @@ class Game:
         """The public part of a configuration (shown in the rules); default none."""
         return {}
 
+    @abc.abstractmethod
     def candidate_states(self) -> Sequence[Any]:
         """Every hidden state this level and public part allow (hashable values)."""
-        raise NotImplementedError
 
     def sample_hidden(self, rng: np.random.Generator) -> Any:
         """A hidden state drawn with ``rng`` (default: uniform over ``candidate_states``)."""
@@ -316,27 +326,27 @@ class Game:
                     break
         return list(found)
 
+    @abc.abstractmethod
     def respond(self, hidden: Any, name: str, args: tuple) -> Hashable:
         """The true answer to query ``name(*args)`` when the hidden state is ``hidden``."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def query_args(self, name: str) -> Iterable[tuple]:
         """Every legal argument tuple of query ``name`` (``[()]`` for a query without args)."""
-        return [()]
 
-    def target(self, hidden: Any) -> Hashable:
+    def target(self, hidden: Any) -> Any:
         """What the agent must submit for ``hidden`` (default: the hidden state itself)."""
         return hidden
 
+    @abc.abstractmethod
     def parse_answer(self, text: str) -> Hashable:
         """The submitted text as a value comparable with ``target``; raise ``InvalidAction``."""
-        raise NotImplementedError
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Any) -> str:
         """The content of ``<answer>`` that submits ``target``."""
         return str(target)
 
-    def render_value(self, name: str, args: tuple, value: Hashable) -> str:
+    def render_value(self, name: str, args: tuple, value: Any) -> str:
         """An answer value as reply text (default: Yes/No for bools, else ``str``)."""
         if isinstance(value, bool):
             return "Yes" if value else "No"

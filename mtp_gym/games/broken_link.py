@@ -31,7 +31,7 @@ scan fits.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Sequence
 from functools import cached_property, lru_cache
 from itertools import combinations
 from math import comb
@@ -52,6 +52,7 @@ from mtp_gym.games._graph import (
     random_connected_graph,
 )
 from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.domains import Story, nouns
 
 HUB = 1
 
@@ -146,7 +147,7 @@ def causes(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) ->
     order = sorted(edges)
     index = {e: i for i, e in enumerate(order)}
     cut_at = [index[e] for e in cut]
-    found = []
+    found: list[list[int]] = []
     for r in range(min(extra, len(rest)) + 1):
         inner = [tuple(index[e] for e in more) for more in combinations(inside, extra - r)]
         for gone in _independent(rest, labels, r):
@@ -169,11 +170,12 @@ class _Index:
     links with both ends at most / at least each node number."""
 
     def __init__(self, n: int, edges: tuple[Edge, ...], states: tuple[tuple[Edge, ...], ...]) -> None:
-        self.bit = {e: 1 << i for i, e in enumerate(edges)}
+        self.bit: dict[tuple[int, ...], int] = {e: 1 << i for i, e in enumerate(edges)}
         self.masks = {s: self.mask(s) for s in states}
         self.first = [(1 << j) - 1 for j in range(len(edges) + 1)]  # the links #1 to #j
 
-    def mask(self, links: tuple[Edge, ...]) -> int:
+    def mask(self, links: Iterable[Sequence[int]]) -> int:
+        """The bits of ``links`` (pairs as tuples or, from JSON, lists)."""
         return sum(self.bit.get(tuple(e), 0) for e in links)
 
 
@@ -183,6 +185,15 @@ def _index(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) ->
 
 
 class BrokenLink(ShownGraphGame):
+    """Broken Link (graph, abductive): which broken links cut nodes off from the hub?
+
+    Shown: a network with numbered links, its hub, ``k`` and the outcome: the nodes that can no
+    longer reach the hub. Hidden: the ``k`` broken links (one of the causes of that outcome).
+    Query: ``broken(j)`` (how many of the links ``#1..#j`` are broken?). Answer: the ``k`` broken
+    links. Levels ``(n, links, k)``: (5, 6, 2), (60, 96, 4), (64, 102, 4), (68, 108, 5),
+    (72, 114, 5): 5 to about 4850 causes.
+    """
+
     name = "BrokenLink"
     structure = "graph"
     inference = "abductive"
@@ -217,6 +228,47 @@ class BrokenLink(ShownGraphGame):
         "You have {budget} turns in all (questions and the answer)."
     )
 
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "node nodes link links network hub",
+        education={
+            "node": "school building",
+            "nodes": "school buildings",
+            "link": "footpath",
+            "links": "footpaths",
+            "network": "campus path network",
+            "hub": "main hall",
+        },
+        healthcare={
+            "node": "clinic",
+            "nodes": "clinics",
+            "link": "courier route",
+            "links": "courier routes",
+            "network": "courier network",
+            "hub": "central hospital",
+        },
+        transportation={"hub": "central station"},
+        manufacturing={"node": "workstation", "nodes": "workstations", "hub": "loading dock"},
+        law={
+            "node": "court office",
+            "nodes": "court offices",
+            "link": "secure line",
+            "links": "secure lines",
+            "network": "court communication network",
+            "hub": "central registry",
+        },
+    )
+    story = Story(
+        setting="In a {network}, the {nodes} numbered 1 to {n} are connected by these {links}, each with "
+        "its own tag: {link_list}. {node_cap} 1 serves as the {hub}. {k} of the {links}, no more and no "
+        "fewer, have failed; as a result {node_plural} {lost_list} can no longer get to the {hub}, while every "
+        "other {node} still can.\nTrack down the {k} failed {links}.",
+        answer="those {k} failed {links}, each written as a pair of {nodes}",
+        queries={
+            "broken": "among the {links} tagged #1 through the tag given here, how many failed?",
+        },
+    )
+
     @property
     def answer_format(self) -> str:  # type: ignore[override]
         edges = self.public.get("edges") or all_pairs(self.params["n"])
@@ -243,13 +295,10 @@ class BrokenLink(ShownGraphGame):
             }
             pairs = [edge(a, b) for a in lost for b in rest]
             edges |= {pairs[int(i)] for i in rng.choice(len(pairs), size=across, replace=False)}
-            public = {"edges": tuple(sorted(edges)), "lost": tuple(lost)}
-            found = len(causes(n, public["edges"], k, public["lost"]))
-            if (
-                p["min_causes"] <= found <= p["max_causes"]
-                and ruled_out(n, public["edges"], k, public["lost"]) >= p["min_ruled_out"]
-            ):
-                return public
+            shown, cut_off = tuple(sorted(edges)), tuple(lost)
+            found = len(causes(n, shown, k, cut_off))
+            if p["min_causes"] <= found <= p["max_causes"] and ruled_out(n, shown, k, cut_off) >= p["min_ruled_out"]:
+                return {"edges": shown, "lost": cut_off}
 
     def rules_fields(self) -> dict[str, Any]:
         lost = self.public["lost"]
@@ -290,5 +339,5 @@ class BrokenLink(ShownGraphGame):
         edges = [tuple(e) for e in self.public["edges"]]
         return parse_edges(text, edges, self.params["k"], self.answer_format)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: tuple[Edge, ...]) -> str:
         return format_edges(target)

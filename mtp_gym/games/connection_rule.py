@@ -39,6 +39,7 @@ from typing import Any
 from mtp_gym.core import InvalidAction
 from mtp_gym.games._graph import all_pairs, parse_ints
 from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.domains import Story, nouns
 
 Rule = tuple  # ("diff", 3), ("sum_mod", 4, 1), ("divides",), ("product_above", 120)
 
@@ -193,6 +194,14 @@ def format_rule(rule: Rule) -> str:
 
 
 class ConnectionRule(Game):
+    """Connection Rule (graph, inductive): infer the hidden rule that links pairs of ``1..N``.
+
+    Hidden: a rule from the menu shown in the rules (``diff K``, ``within K``, ``same_mod K``,
+    ``divides``, ``coprime``, ``sum_above S``, ...); rules linking the same pairs are one. Query:
+    ``linked(a, b)`` (does the rule link ``a`` and ``b``?, Yes/No). Answer: a rule with the same
+    pairs. Levels: ``N`` = 6, 30, 32, 36, 40: 6, 338, 724, 919 and 1153 rules.
+    """
+
     name = "ConnectionRule"
     structure = "graph"
     inference = "inductive"
@@ -226,6 +235,24 @@ class ConnectionRule(Game):
         "You have {budget} turns in all (questions and the answer)."
     )
     answer_format = "<answer>same_mod 3</answer>"
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "node nodes linked rule network",
+        education={"linked": "study partners", "rule": "pairing rule", "network": "study-partner network"},
+        healthcare={"linked": "in contact", "rule": "transmission rule", "network": "contact network"},
+        transportation={"linked": "directly connected", "rule": "connection rule", "network": "rail network"},
+        manufacturing={"linked": "wired together", "rule": "wiring rule", "network": "control network"},
+        law={"linked": "business partners", "rule": "conflict-of-interest rule", "network": "case file"},
+    )
+    story = Story(
+        setting="The {nodes} of a {network} carry the numbers 1 to {N}. Whether two different {nodes} "
+        "are {linked} is settled by a {rule} that is kept secret; it is one of the following, where K, R "
+        "and S stand for numbers:\n{menu_text}\nIdentify that {rule}.",
+        answer="the {rule}'s name and its numbers (any {rule} that makes exactly the same pairs "
+        "{linked} is taken as the same one)",
+        queries={"linked": "does the {rule} make these two {nodes} {linked}? (give the smaller number first)"},
+    )
 
     def rules_fields(self) -> dict[str, Any]:
         p = self.params
@@ -280,5 +307,5 @@ class ConnectionRule(Game):
             raise InvalidAction(f"{name} needs K of at least 1; submit as {self.answer_format}.")
         return _canonical_rules(self.level)[1].get(rule_mask(rule, self.params["N"]), rule)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Rule) -> str:
         return format_rule(target)

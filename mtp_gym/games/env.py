@@ -9,7 +9,7 @@ import importlib
 from collections.abc import Hashable
 from typing import Any
 
-from mtp_gym.core import PAPERS, InvalidAction, PuzzleInfo, Reply, TextPuzzleEnv, check_int
+from mtp_gym.core import PAPERS, InvalidAction, PuzzleInfo, Reply, TextPuzzleEnv, check_choice, check_int
 from mtp_gym.games.base import ACTION_NAMES, LEVELS, Game, missing_action
 
 __all__ = ["GameEnv", "resolve_game", "CONFIGS_PER_LEVEL", "DEFAULT_DIFFICULTY"]
@@ -100,7 +100,7 @@ class GameEnv(TextPuzzleEnv):
     """
 
     @classmethod
-    def puzzle_info(cls, game: type[Game] | str = "", **kwargs: Any) -> PuzzleInfo:  # type: ignore[override]
+    def puzzle_info(cls, game: type[Game] | str = "", **kwargs: Any) -> PuzzleInfo:
         """The facts of the query game ``game`` (its cell and levels)."""
         game_cls = resolve_game(game)
         return PuzzleInfo(
@@ -124,8 +124,7 @@ class GameEnv(TextPuzzleEnv):
         render_mode: str | None = None,
     ) -> None:
         self.game_cls = resolve_game(game)
-        if isinstance(difficulty, bool) or difficulty not in LEVELS:
-            raise ValueError(f"difficulty must be one of {LEVELS}, got {difficulty!r}")
+        check_choice("difficulty", difficulty, LEVELS)
         check_int("configs_per_level", configs_per_level)
         self.difficulty = difficulty
         self.configs_per_level = configs_per_level
@@ -144,6 +143,13 @@ class GameEnv(TextPuzzleEnv):
     def num_configs(self) -> int:
         return self.configs_per_level
 
+    @property
+    def live_game(self) -> Game:
+        """The game of the current episode (``reset()`` sets :attr:`game`)."""
+        if self.game is None:
+            raise RuntimeError("step() called before reset()")
+        return self.game
+
     def _setup_benchmark(self, config_id: int) -> None:
         self.game = self.game_cls.benchmark(
             self.difficulty, config_id, vocabulary=self.vocabulary, wording=self.wording
@@ -155,7 +161,7 @@ class GameEnv(TextPuzzleEnv):
         )
 
     def _instructions(self) -> str:
-        return self.game.rules()
+        return self.live_game.rules()
 
     def _format_hint(self) -> str:
         return "Reply with one <query_NAME>args</query_NAME> or <answer>...</answer>."
@@ -174,14 +180,14 @@ class GameEnv(TextPuzzleEnv):
         tag, content = found
         if tag == "answer":
             if not content:
-                raise InvalidAction(f"the answer is empty; submit as {self.game.answer_format}.")
-            return "answer", self.game.parse_answer(content)
+                raise InvalidAction(f"the answer is empty; submit as {self.live_game.answer_format}.")
+            return "answer", self.live_game.parse_answer(content)
         name = tag[len("query_") :]
-        return name, self.game.parse_query(name, content)
+        return name, self.live_game.parse_query(name, content)
 
     def _play(self, move: tuple[str, Any]) -> Reply:
         kind, value = move
-        game = self.game
+        game = self.live_game
         if kind == "answer":
             right = game.check(value)
             text = "Correct! " if right else "Wrong. "
@@ -192,7 +198,8 @@ class GameEnv(TextPuzzleEnv):
         return Reply(game.reply(kind, value, answer), {"query": kind, "args": value, "answer": feedback_value(answer)})
 
     def _timeout(self) -> Reply:
-        target = self.game.format_answer(self.game.target(self.game.hidden))
+        game = self.live_game
+        target = game.format_answer(game.target(game.hidden))
         return Reply(
             f"You have used all {self.max_turns} turns without an answer. The answer was {target}.",
             {},

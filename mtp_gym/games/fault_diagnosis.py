@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from mtp_gym.games.base import Game, QuerySpec, answer_subset
+from mtp_gym.games.domains import Story, nouns
 
 #: Per level: {items} ``n``, faulty {sources} ``k``, {sources} linked inside the outcome ``e``
 #: and reaching outside it ``d``, and the range of explanations a configuration must have.
@@ -108,6 +109,16 @@ def _draw(n: int, k: int, e: int, d: int, rng: np.random.Generator) -> tuple[Lin
 
 
 class FaultDiagnosis(Game):
+    """Fault Diagnosis (set, abductive): which faulty sources explain the affected items?
+
+    Shown: ``s`` sources, each linked to 2 of the items ``1..n``, and the outcome, the items
+    affected. Hidden: the ``k`` faulty sources, one of the sets whose links split the outcome
+    exactly. Queries: ``faulty(x)`` (is source ``x`` faulty?, Yes/No) and ``affected(x)`` (the items
+    the faulty sources ``1..x`` affect). Answer: the ``k`` faulty sources. Levels ``(n, k)``:
+    (8, 3), (16, 6), (16, 6), (18, 6), (20, 6) with 12, 37, 40, 46 and 52 sources: 4-7, 50-140,
+    120-300, 300-700 and 700-1500 explanations.
+    """
+
     name = "FaultDiagnosis"
     structure = "set"
     inference = "abductive"
@@ -131,6 +142,60 @@ class FaultDiagnosis(Game):
         "per turn using the following format:\n{query_formats}\n"
         "When you know the answer, submit the {k} {sources} separated by commas:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "source sources item items fault",
+        education={
+            "source": "teacher",
+            "sources": "teachers",
+            "item": "class",
+            "items": "classes",
+            "fault": "grading error",
+        },
+        healthcare={
+            "source": "supplier",
+            "sources": "suppliers",
+            "item": "ward",
+            "items": "wards",
+            "fault": "contaminated batch",
+        },
+        transportation={
+            "source": "signal box",
+            "sources": "signal boxes",
+            "item": "line",
+            "items": "lines",
+            "fault": "power failure",
+        },
+        manufacturing={
+            "source": "supplier",
+            "sources": "suppliers",
+            "item": "product line",
+            "items": "product lines",
+            "fault": "defective part",
+        },
+        law={
+            "source": "informant",
+            "sources": "informants",
+            "item": "case",
+            "items": "cases",
+            "fault": "false statement",
+        },
+    )
+    story = Story(
+        setting="The {s} {sources} go by the numbers 1 to {s}, and the {n} {items} by the numbers 1 to {n}. "
+        "The two {items} each {source} is tied to are listed below:\n{link_lines}\n"
+        "Behind the scenes, exactly {k} of the {sources} have a {fault}, and whenever a {source} has one, "
+        "every {item} tied to that {source} is hit. What was seen: the {items} hit were {outcome_text}, "
+        "and no others. Find out which {k} {sources} are to blame; more than one group of {k} {sources} "
+        "would account for what was seen.",
+        answer="the numbers of those {k} {sources}, with commas between them",
+        queries={
+            "faulty": "does a {fault} lie with this {source}?",
+            "affected": "counting only the {sources} numbered from 1 up to this one, which {items} do those "
+            "with a {fault} hit?",
+        },
     )
 
     @property
@@ -173,15 +238,15 @@ class FaultDiagnosis(Game):
     def example_args(self, name: str) -> tuple:
         return (2,) if name == "faulty" else (len(self.public["links"]) // 2,)
 
-    def respond(self, hidden: Cause, name: str, args: tuple) -> Hashable:
+    def respond(self, hidden: Cause, name: str, args: tuple) -> str | tuple[int, ...]:
         if name == "faulty":  # yes/no as text: one info kind with the tuple replies of `affected`
             return "yes" if args[0] in hidden else "no"
         links = self.public["links"]
         return tuple(sorted({i for x in hidden if x <= args[0] for i in links[x - 1]}))
 
-    def render_value(self, name: str, args: tuple, value: Hashable) -> str:
+    def render_value(self, name: str, args: tuple, value: str | tuple[int, ...]) -> str:
         if name == "affected":
-            return ", ".join(map(str, value)) if value else "none"  # type: ignore[arg-type]
+            return ", ".join(map(str, value)) if value else "none"
         return str(value).capitalize()
 
     def wrong_answer(self, name: str, args: tuple, hidden: Any = None) -> Hashable:
@@ -205,5 +270,5 @@ class FaultDiagnosis(Game):
         message = f"submit exactly {k} distinct {self.vocab['sources']} from 1 to {s}, as {self.answer_format}."
         return answer_subset(text, self.answer_format, k, 1, s, message)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Cause) -> str:
         return ", ".join(str(x) for x in target)

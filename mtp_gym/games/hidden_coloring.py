@@ -42,6 +42,7 @@ import numpy as np
 from mtp_gym.core import InvalidAction
 from mtp_gym.games._graph import Edge, ShownGraphGame, adjacency, edge, parse_ints
 from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.domains import Story, nouns
 
 Labels = tuple[int, ...]
 
@@ -125,6 +126,14 @@ def groups_of(labels: Labels) -> tuple[tuple[int, ...], ...]:
 
 
 class HiddenColoring(ShownGraphGame):
+    """Hidden Coloring (graph, deductive): find a hidden proper 3-colouring of a shown graph.
+
+    Shown: the graph, one node of each of the 3 numbered colour groups and each group's size.
+    Hidden: the colouring (no edge inside a group). Query: ``count(v)`` (how many nodes numbered
+    ``v`` or lower are in group 3?). Answer: the nodes of groups 1, 2 and 3. Levels: 7, 73, 78, 86
+    and 93 nodes, 4 to 3003 colourings.
+    """
+
     name = "HiddenColoring"
     structure = "graph"
     inference = "deductive"
@@ -154,6 +163,21 @@ class HiddenColoring(ShownGraphGame):
         "When you know the answer, submit the {nodes} of {group} 1, {group} 2 and {group} 3 in this order, "
         "{nodes} separated by commas and {groups} by a vertical bar:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns("node nodes edge edges graph group groups")
+    story = Story(
+        setting="A {graph} joins the {nodes} numbered 1 to {n} by these {edges}: {edge_list}.\n"
+        "Out of sight, the {nodes} were sorted into 3 {groups}, labelled 1 to 3, and no {edge} runs between "
+        "two {nodes} of one {group}. {node_cap} {a1} belongs to {group} 1, {node} {a2} to {group} 2 and "
+        "{node} {a3} to {group} 3; counted up, {groups} 1, 2 and 3 have {s1}, {s2} and {s3} members. "
+        "Recover who belongs where.",
+        answer="the members of {group} 1, {group} 2 and {group} 3, in that order, with commas between "
+        "{nodes} and a vertical bar between {groups}",
+        queries={
+            "count": "among the {nodes} whose number is at most this one, how many belong to {group} 3?",
+        },
     )
 
     @property
@@ -239,5 +263,5 @@ class HiddenColoring(ShownGraphGame):
             )
         return labels
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Labels) -> str:
         return " | ".join(", ".join(str(v) for v in g) for g in groups_of(target))

@@ -28,6 +28,7 @@ from itertools import combinations
 
 from mtp_gym.games._graph import Edge, all_pairs, format_edges, parse_edges
 from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.domains import Story, nouns
 
 
 @cache
@@ -36,6 +37,14 @@ def _edge_sets(n: int, m: int) -> tuple[tuple[Edge, ...], ...]:
 
 
 class HiddenEdges(Game):
+    """Hidden Edges (graph, deductive): find the hidden edges of a graph on ``1..n``.
+
+    Hidden: a graph with exactly ``m`` edges (``n`` and ``m`` told). Queries: ``edge(a, b)`` (are
+    ``a`` and ``b`` joined?, Yes/No), ``below(v)`` and ``above(v)`` (how many edges join two nodes
+    both numbered at most / at least ``v``?). Answer: the ``m`` edges. Levels ``(n, m)``: (4, 2),
+    (12, 2), (14, 2), (16, 2), (18, 2): 15 to 11628 graphs.
+    """
+
     name = "HiddenEdges"
     structure = "graph"
     inference = "deductive"
@@ -54,6 +63,28 @@ class HiddenEdges(Game):
         "following format:\n{query_formats}\n"
         "When you know the answer, submit all {m} {edges} as pairs of {nodes}:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "node nodes edge edges graph",
+        # the rules say "an {edge}": nouns starting with a vowel sound
+        education={"edge": "acquaintance", "edges": "acquaintances"},
+        healthcare={"edge": "exposure", "edges": "exposures"},
+        transportation={"edge": "express line", "edges": "express lines"},
+        manufacturing={"edge": "assembly link", "edges": "assembly links"},
+        law={"edge": "affiliation", "edges": "affiliations"},
+    )
+    story = Story(
+        setting="Out of sight, a {graph} was drawn on the {nodes} numbered 1 to {n}. It has {m} "
+        "{edges} in all, each between two different {nodes}, and no pair of {nodes} is joined twice. "
+        "Recover every one of its {edges}.",
+        answer="all {m} {edges}, each written as a pair of {nodes}",
+        queries={
+            "edge": "do these two {nodes} share an {edge}? (give the smaller number first)",
+            "below": "how many {edges} run between two {nodes} whose numbers are both at most this one?",
+            "above": "how many {edges} run between two {nodes} whose numbers are both at least this one?",
+        },
     )
 
     @property
@@ -83,5 +114,5 @@ class HiddenEdges(Game):
     def parse_answer(self, text: str) -> tuple[Edge, ...]:
         return parse_edges(text, all_pairs(self.params["n"]), self.params["m"], self.answer_format)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: tuple[Edge, ...]) -> str:
         return format_edges(target)

@@ -36,6 +36,7 @@ import numpy as np
 
 from mtp_gym.games._graph import Edge, ShownGraphGame, adjacency, all_pairs, bfs_distances, edge, random_connected_graph
 from mtp_gym.games.base import QuerySpec, answer_number
+from mtp_gym.games.domains import Story, nouns
 
 
 def graph_without_leaves(n: int, m: int, rng: np.random.Generator) -> tuple[Edge, ...]:
@@ -59,6 +60,13 @@ def graph_without_leaves(n: int, m: int, rng: np.random.Generator) -> tuple[Edge
 
 
 class HiddenNode(ShownGraphGame):
+    """Hidden Node (graph, deductive): find a hidden node of a shown graph from distance facts.
+
+    Shown: a connected graph. Hidden: one node. Query: ``within(d, x)`` (is the hidden node at
+    most ``d`` steps from node ``x``?, ``d`` from 0 to ``D``, Yes/No). Answer: the node. Levels
+    ``(nodes, D)``: (6, 2), (90, 3), (105, 3), (120, 3), (140, 3).
+    """
+
     name = "HiddenNode"
     structure = "graph"
     inference = "deductive"
@@ -91,6 +99,26 @@ class HiddenNode(ShownGraphGame):
         "You have {budget} turns in all (questions and the answer)."
     )
     answer_format = "<answer>3</answer>"
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "node nodes edges graph step steps",
+        education={"step": "handshake", "steps": "handshakes"},
+        healthcare={"step": "transmission step", "steps": "transmission steps"},
+        transportation={"step": "ride", "steps": "rides"},
+        manufacturing={"step": "transfer", "steps": "transfers"},
+        law={"step": "degree of separation", "steps": "degrees of separation"},
+    )
+    story = Story(
+        setting="A {graph} has the {nodes} numbered 1 to {n}, joined by these {edges}: {edge_list}. "
+        "One {step} crosses a single one of them, either way.\nOne of its {nodes} was picked out of sight; find "
+        "which one. A question gives a number of {steps} first and a {node} second.",
+        answer="the picked {node}",
+        queries={
+            "within": "taking this many {steps} (0 to {D}) or fewer from that {node}, could one arrive at the "
+            "picked {node}?"
+        },
+    )
 
     @classmethod
     def sample_public(cls, level: int, rng: np.random.Generator) -> dict[str, Any]:

@@ -17,9 +17,17 @@ from collections.abc import Hashable
 from typing import Any
 
 from mtp_gym.games.base import Game, QuerySpec, answer_number
+from mtp_gym.games.domains import Story, nouns
 
 
 class HiddenNumber(Game):
+    """Hidden Number (set, deductive): find a hidden number of ``1..n``.
+
+    Hidden: one number of ``1..n``. Queries: ``odd()`` (is it odd?), ``greater(x)`` (is it
+    greater than ``x``?) and ``equal(x)`` (is it ``x``?), each answered Yes/No. Answer: the number.
+    Levels: ``n`` = 4 (the paper's example), 128, 256, 512, 1024; budgets 8 to 26 turns.
+    """
+
     name = "HiddenNumber"
     structure = "set"
     inference = "deductive"
@@ -38,6 +46,19 @@ class HiddenNumber(Game):
         "You have {budget} turns in all (questions and the answer)."
     )
     answer_format = "<answer>3</answer>"
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns("number")
+    story = Story(
+        setting="One {number} out of {{{domain}}} is the one on file, and nobody has told you which. "
+        "Work out which {number} it is.",
+        answer="that {number}",
+        queries={
+            "odd": "is the {number} on file an odd one?",
+            "greater": "is the {number} on file larger than this one?",
+            "equal": "is this one the {number} on file?",
+        },
+    )
 
     def rules_fields(self) -> dict[str, Any]:
         n = self.params["n"]

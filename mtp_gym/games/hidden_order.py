@@ -27,6 +27,7 @@ from typing import Any
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.domains import Story, nouns
 
 #: Item names of games that need letters (Swap History's row).
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -71,6 +72,14 @@ def parse_letters(text: str, allowed: str) -> tuple[str, ...]:
 
 
 class HiddenOrder(Game):
+    """Hidden Order (sequence, deductive): find where two loose items stand in a hidden order.
+
+    Hidden: the places of the loose items X and Y merged into the row ``1, 2, ..., n`` (anywhere,
+    either first). Queries: ``before(a, b)`` and ``adjacent(a, b)`` (Yes/No), where ``a`` or ``b``
+    is X or Y. Answer: the place of X and the place of Y. Levels: ``n`` = 2, 56, 64, 72, 80: 12 to
+    6642 orders.
+    """
+
     name = "HiddenOrder"
     structure = "sequence"
     inference = "deductive"
@@ -89,6 +98,27 @@ class HiddenOrder(Game):
         "using the following format:\n{query_formats}\n"
         "When you know the answer, submit the places of X and Y:\n"
         "{answer_format}\nYou have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "item items order",
+        education={"order": "presentation order"},
+        healthcare={"order": "treatment queue"},
+        transportation={"item": "train", "items": "trains", "order": "departure order"},
+        manufacturing={"item": "job", "items": "jobs", "order": "production schedule"},
+        law={"item": "case", "items": "cases", "order": "hearing schedule"},
+    )
+    story = Story(
+        setting="Out of sight, {size} {items} were lined up in a {order}: the {items} numbered 1 to {n}, "
+        "which keep to their numerical order among themselves, and two loose {items}, X and Y, which could "
+        "have been slotted in anywhere, either one first. Recover the full {order} by finding where X and "
+        "where Y ended up ({places_text}). Every question compares X or Y with some other {item}.",
+        answer="the place of X and the place of Y",
+        queries={
+            "before": "does the first {item} come ahead of the second one in the {order}?",
+            "adjacent": "do these two {items} stand side by side in the {order}?",
+        },
     )
 
     @property
@@ -137,5 +167,5 @@ class HiddenOrder(Game):
             raise InvalidAction(message)
         return places
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Places) -> str:
         return f"X {target[0]}, Y {target[1]}"

@@ -26,6 +26,7 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Evidence, Game, QuerySpec, answer_ints
+from mtp_gym.games.domains import Story, nouns
 
 
 @cache
@@ -35,6 +36,14 @@ def _subsets(n: int, k: int) -> tuple[tuple[int, ...], ...]:
 
 
 class HiddenSubset(Game):
+    """Hidden Subset (set, deductive): find a hidden set of 1 to ``k`` elements of ``1..n``.
+
+    Hidden: a set of between 1 and ``k`` distinct elements (its size is not told). Queries:
+    ``member(x)`` (is ``x`` in the set?, Yes/No) and ``count(a, b)`` (how many of its elements lie
+    in ``a..b``?). Answer: every element of the set, in any order. Levels ``(n, k)``: (6, 2),
+    (28, 3), (34, 3), (40, 3), (46, 3): 21 to 16261 sets.
+    """
+
     name = "HiddenSubset"
     structure = "set"
     inference = "deductive"
@@ -55,6 +64,19 @@ class HiddenSubset(Game):
 
     #: Two elements at every level: the example does not suggest that the set has ``k``.
     answer_format = "<answer>1, 2</answer>"
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns("item items collection")
+    story = Story(
+        setting="Out of sight, a {collection} of different {items} has been put together from the {items} "
+        "numbered 1 to {n}; it has no fewer than 1 and no more than {k} of them, and its size is kept secret. "
+        "Find out which {items} belong to it.",
+        answer="every {item} of the {collection}, with commas between them",
+        queries={
+            "member": "does this {item} belong to the {collection}?",
+            "count": "how many {items} of the {collection} have a number in this range, both ends included?",
+        },
+    )
 
     def candidate_states(self) -> tuple[tuple[int, ...], ...]:
         return _subsets(self.params["n"], self.params["k"])
@@ -100,5 +122,5 @@ class HiddenSubset(Game):
             )
         return out
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: tuple[int, ...]) -> str:
         return ", ".join(str(x) for x in target)

@@ -31,6 +31,7 @@ from collections.abc import Hashable
 from functools import cached_property, lru_cache
 
 from mtp_gym.games.base import QuerySpec, answer_number
+from mtp_gym.games.domains import Story, tree_nouns
 from mtp_gym.games.trees import TREE_WORDS, ShownTreeGame, depths_of, nodes_of, subtree_masks
 
 
@@ -49,6 +50,13 @@ def _within_masks(parents: tuple[int, ...], max_depth: int) -> tuple[tuple[int, 
 
 
 class HiddenTreeNode(ShownTreeGame):
+    """Hidden Tree Node (tree, deductive): find a hidden node of a shown tree.
+
+    Shown: a rooted tree. Hidden: one node. Query: ``within(d, v)`` (is the hidden node ``v`` or
+    below ``v``, at most ``d`` edges down?, Yes/No). Answer: the node. Levels (depth / nodes):
+    2 / 7, 7 / 120, 7 / 140, 8 / 160, 8 / 180.
+    """
+
     name = "HiddenTreeNode"
     structure = "tree"
     inference = "deductive"
@@ -76,6 +84,19 @@ class HiddenTreeNode(ShownTreeGame):
         "You have {budget} turns in all (questions and the answer)."
     )
     answer_format = "<answer>4</answer>"
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = tree_nouns("tree node nodes root children link")
+    story = Story(
+        setting="A {tree} has {n} {nodes}, numbered 1 to {n}, with {node} 1 at its {root}; each line "
+        "below gives the {children} of one {node}:\n{tree_text}\nOne {node} of it was picked out of "
+        "sight. Find which one.",
+        answer="the number of that {node}",
+        queries={
+            "within": "counting down from this {node}, is the picked {node} either this one or somewhere "
+            "beneath it, no more than this many {link}s down (0 to {depth}; that count goes first)?",
+        },
+    )
 
     def candidate_states(self) -> tuple[int, ...]:
         return tuple(nodes_of(self.parents))

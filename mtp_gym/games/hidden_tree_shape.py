@@ -34,6 +34,7 @@ from functools import cached_property, lru_cache
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import QuerySpec, answer_ints
+from mtp_gym.games.domains import Story, tree_nouns
 from mtp_gym.games.trees import TREE_WORDS, ShownTreeGame, depths_of, nodes_of, subtree_masks
 
 #: ``(parent of n + 1, parent of n + 2)``
@@ -64,6 +65,14 @@ def _within_masks(parents: tuple[int, ...], reach: int) -> tuple[tuple[int, ...]
 
 
 class HiddenTreeShape(ShownTreeGame):
+    """Hidden Tree Shape (tree, deductive): find where two loose nodes hang in a shown tree.
+
+    Shown: a rooted tree on ``1..n`` and two loose nodes ``n + 1`` and ``n + 2``. Hidden: the parent
+    of each. Queries: ``within(d, u, v)`` (is loose node ``v`` below ``u``, at most ``d`` edges
+    down?, Yes/No) and ``depth(v)`` (how many edges separate ``v`` from the root?). Answer: the two
+    parents. Levels: ``n`` = 3, 40, 44, 48, 52: 9 to 2704 completions.
+    """
+
     name = "HiddenTreeShape"
     structure = "tree"
     inference = "deductive"
@@ -97,6 +106,28 @@ class HiddenTreeShape(ShownTreeGame):
         "following format:\n{query_formats}\n"
         "When you know the answer, submit the {parent} of {x}, then the {parent} of {y}:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = tree_nouns(
+        "tree node nodes root parent parents children links",
+        education={"parents": "supervisors", "links": "reporting lines"},
+        healthcare={"parents": "referring clinics", "links": "referral routes"},
+        transportation={"parents": "supplying depots", "links": "delivery routes"},
+        manufacturing={"parents": "parent parts", "links": "assembly links"},
+        law={"parents": "appellate courts", "links": "appeal routes"},
+    )
+    story = Story(
+        setting="The {tree} below has {n} {nodes}, numbered 1 to {n}, with {node} 1 as its {root}; each "
+        "line gives a {node} followed by its {children}:\n{tree_text}\nTwo further {nodes}, {x} and {y}, "
+        "were hung on it out of sight, each directly beneath some {node} of the {tree} (possibly the same "
+        "one for both), which became its {parent}. Work out the {parents} of {x} and {y}.",
+        answer="the {parent} of {x} first, then the {parent} of {y}, with a comma between them",
+        queries={
+            "within": "counting down from the {node} named second, does the loose {node} named third sit no "
+            "more than this many {links} (1 to {reach}) beneath it?",
+            "depth": "how many {links} lie between this loose {node} and the {root}?",
+        },
     )
 
     @property
@@ -143,5 +174,5 @@ class HiddenTreeShape(ShownTreeGame):
             )
         return values
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Completion) -> str:
         return ", ".join(str(p) for p in target)

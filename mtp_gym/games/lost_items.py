@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from mtp_gym.games.base import Game, QuerySpec, answer_subset
+from mtp_gym.games.domains import Story, nouns
 
 Lost = tuple[int, ...]
 
@@ -107,6 +108,15 @@ def explanations(sent: str, got: str, d: int) -> tuple[Lost, ...]:
 
 
 class LostItems(Game):
+    """Lost Items (sequence, abductive): which positions of a sent sequence were lost?
+
+    Shown: the sent sequence of ``n`` items alternating between two kinds and the received one,
+    ``d`` items shorter. Hidden: the lost positions (one of the sets that explain the received
+    sequence). Queries: ``lost(i)`` (was position ``i`` lost?, Yes/No) and ``arrived(j)`` (how many
+    items of positions ``1..j`` arrived?). Answer: the lost positions. Levels ``(n, d)``: (8, 3),
+    (64, 5), (72, 5), (80, 6), (96, 6): 6 to 4186 explanations.
+    """
+
     name = "LostItems"
     structure = "sequence"
     inference = "abductive"
@@ -143,6 +153,70 @@ class LostItems(Game):
         "question per turn using the following format:\n{query_formats}\n"
         "When you know the answer, submit the {d} lost {positions} separated by commas:\n"
         "{answer_format}\nYou have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "sequence item items kind kinds position positions",
+        education={
+            "sequence": "stack",
+            "item": "exam paper",
+            "items": "exam papers",
+            "kind": "subject",
+            "kinds": "subjects",
+            "position": "place",
+            "positions": "places",
+        },
+        healthcare={
+            "sequence": "shipment",
+            "item": "blood sample",
+            "items": "blood samples",
+            "kind": "blood type",
+            "kinds": "blood types",
+            "position": "slot",
+            "positions": "slots",
+        },
+        transportation={
+            "sequence": "convoy",
+            "item": "truck",
+            "items": "trucks",
+            "kind": "model",
+            "kinds": "models",
+            "position": "place",
+            "positions": "places",
+        },
+        manufacturing={
+            "sequence": "production run",
+            "item": "part",
+            "items": "parts",
+            "kind": "variant",
+            "kinds": "variants",
+            "position": "slot",
+            "positions": "slots",
+        },
+        law={
+            "sequence": "case file",
+            "item": "document",
+            "items": "documents",
+            "kind": "document type",
+            "kinds": "document types",
+            "position": "page",
+            "positions": "pages",
+        },
+    )
+    story = Story(
+        setting="Someone dispatched a {sequence} holding {n} {items}. Each {item} belongs to one of two "
+        "{kinds}, called A and B, and the dispatched {sequence} switched {kind} at every {item}, A first. "
+        "Somewhere along the way, exactly {d} {items} went missing, while the rest came through still in "
+        "the order they were sent.\n"
+        "Dispatched, in {positions} 1 to {n}: {sent_text}\nReceived: {received_text}\n"
+        "Work out which {positions} of the dispatched {sequence} held the missing {items}.",
+        answer="the {d} {positions} whose {items} went missing, with commas between them",
+        queries={
+            "lost": "did the {item} in this {position} of the dispatched {sequence} go missing?",
+            "arrived": "of the {items} the dispatched {sequence} held at {positions} 1 up to this one, both ends "
+            "counted, how many came through?",
+        },
     )
 
     @property
@@ -190,5 +264,5 @@ class LostItems(Game):
         message = f"submit exactly {d} distinct {self.vocab['positions']} from 1 to {n}, as {self.answer_format}."
         return answer_subset(text, self.answer_format, d, 1, n, message)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Lost) -> str:
         return ", ".join(str(p) for p in target)

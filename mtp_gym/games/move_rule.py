@@ -38,6 +38,7 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.domains import Story, nouns
 
 _KIND_RE = re.compile(r"(\d+)\s*\+\s*(\d+)")
 
@@ -86,6 +87,14 @@ def _tables(reach: int) -> tuple[int, tuple[str | None, ...], dict[str, tuple[in
 
 
 class MoveRule(Game):
+    """Move Rule (graph, inductive): infer which kinds of moves a piece on a board has.
+
+    Shown: a square board (numbered cells) and the menu of move kinds ``p+q``. Hidden: the 1 to
+    ``k`` kinds the piece on the middle cell has. Queries: ``linked(b)`` (can it reach cell ``b``
+    in one move?, Yes/No) and ``reach(b)`` (how many of the cells ``1..b`` can it reach?). Answer:
+    the kinds. Levels: boards of side 5, 11, 13, 15, 17 with ``k`` = 2: 15 to 990 rules.
+    """
+
     name = "MoveRule"
     structure = "graph"
     inference = "inductive"
@@ -123,6 +132,76 @@ class MoveRule(Game):
         "You have {budget} turns in all (questions and the answer)."
     )
     answer_format = "<answer>2+1, 1+0</answer>"
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "cell cells board piece move moves columns rows",
+        education={
+            "cell": "classroom",
+            "cells": "classrooms",
+            "board": "school floor plan",
+            "piece": "hall monitor",
+            "move": "walk",
+            "moves": "walks",
+            "columns": "columns",
+            "rows": "rows",
+        },
+        healthcare={
+            "cell": "bed",
+            "cells": "beds",
+            "board": "ward layout",
+            "piece": "nurse",
+            "move": "round",
+            "moves": "rounds",
+            "columns": "columns",
+            "rows": "rows",
+        },
+        transportation={
+            "cell": "parking bay",
+            "cells": "parking bays",
+            "board": "parking grid",
+            "piece": "tow truck",
+            "move": "manoeuvre",
+            "moves": "manoeuvres",
+            "columns": "lanes",
+            "rows": "rows",
+        },
+        manufacturing={
+            "cell": "storage slot",
+            "cells": "storage slots",
+            "board": "warehouse grid",
+            "piece": "robot",
+            "move": "transfer",
+            "moves": "transfers",
+            "columns": "aisles",
+            "rows": "shelf levels",
+        },
+        law={
+            "cell": "district",
+            "cells": "districts",
+            "board": "city map",
+            "piece": "patrol officer",
+            "move": "patrol leg",
+            "moves": "patrol legs",
+            "columns": "avenues",
+            "rows": "streets",
+        },
+    )
+    story = Story(
+        setting="The {board} consists of {cells} arranged {w} {columns} across and {w} {rows} down; they are "
+        "numbered row by row, starting at the top, each row from left to right:\n{grid}\n"
+        "A {piece} waits on {cell} {center}, right in the middle. Out of sight, it was given some kinds of "
+        "{moves}, never more than {k} of them. A kind written p+q carries it p {cells} one way (along a "
+        "row or a column) and q {cells} the other way, heading wherever it likes; a chess knight, for one, "
+        "makes {knight} {moves}. These are all the kinds it could have been given: {menu_text}.\n"
+        "Pin down exactly which kinds it got.",
+        answer="those kinds of {moves}, written p+q, with commas between them",
+        queries={
+            "linked": "with a single {move}, could the {piece} get from {cell} {center} to the {cell} named here?",
+            "reach": "counting every {cell} from number 1 through the number named here, how many could the "
+            "{piece} get to with a single {move} from {cell} {center}?",
+        },
+    )
 
     def rules_fields(self) -> dict[str, Any]:
         w = self.params["w"]
@@ -180,5 +259,5 @@ class MoveRule(Game):
             )
         return tuple(kind for kind in allowed if kind in chosen)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: tuple[str, ...]) -> str:
         return ", ".join(target)

@@ -39,6 +39,7 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.domains import Story, nouns
 
 #: Form -> number of int parameters, and the help line shown in the rules.
 FORMS: dict[str, tuple[int, str]] = {
@@ -99,6 +100,15 @@ def format_rule(rule: Rule) -> str:
 
 
 class NumberConcept(Game):
+    """Number Concept (set, inductive): infer a hidden rule that picks numbers of ``1..n``.
+
+    Hidden: a rule of the form ``range a b`` (an interval) or ``step a b m`` (``a, a+m, ...`` up to
+    ``b``), picking 3 to ``n - 1`` numbers; rules picking the same numbers are one. Queries:
+    ``member(x)`` (does the rule pick ``x``?, Yes/No) and ``count(x)`` (how many of ``1..x`` does it
+    pick?). Answer: a rule with the same numbers. Levels ``(n, largest step)``: (10, 3), (40, 3),
+    (60, 4), (80, 5), (100, 6): 52 to 11371 rules.
+    """
+
     name = "NumberConcept"
     structure = "set"
     inference = "inductive"
@@ -119,6 +129,19 @@ class NumberConcept(Game):
         "{answer_format}\nYou have {budget} turns in all (questions and the answer)."
     )
     answer_format = "<answer>range 3 7</answer>"  # every level offers "range"
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns("number numbers rule examples")
+    story = Story(
+        setting="A secret {rule} picks out some of the {numbers} 1 to {n}; you are to work it out "
+        "from {examples}. It is written in one of these forms:\n{form_lines}\nIt picks at least 3 "
+        "{numbers}, never all of them, and two {rule}s that pick exactly the same {numbers} count as one.",
+        answer="the {rule}, written in one of the forms above, for example",
+        queries={
+            "member": "is this {number} one that the {rule} picks?",
+            "count": "counting up from the first {number} to this one, how many does the {rule} pick?",
+        },
+    )
 
     def rules_fields(self) -> dict[str, Any]:
         lines = [f"  {help_}".format(**self.vocab) for _, help_ in FORMS.values()]
@@ -165,7 +188,7 @@ class NumberConcept(Game):
         n = self.params["n"]
         return _canonical(n, self.params["steps"]).get(extension(rule, n), rule)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Rule) -> str:
         return format_rule(target)
 
 

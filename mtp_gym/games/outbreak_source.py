@@ -37,6 +37,7 @@ import numpy as np
 
 from mtp_gym.games._graph import Edge, ShownGraphGame, adjacency, bfs_distances, edge
 from mtp_gym.games.base import QuerySpec, answer_number
+from mtp_gym.games.domains import Story, nouns
 
 MAX_DAY = 3
 
@@ -79,6 +80,14 @@ def _ill_adjacency(edges: tuple[Edge, ...], ill: tuple[int, ...]) -> dict[int, l
 
 
 class OutbreakSource(ShownGraphGame):
+    """Outbreak Source (graph, abductive): which node started the spread of a signal?
+
+    Shown: a network and the outcome: the nodes the signal reached, one step further each step
+    (every other node was blocked). Hidden: the source. Query: ``by_day(d, a)`` (had node ``a``,
+    one of those reached, got the signal by step ``d``, 0 to 3?, Yes/No). Answer: the source.
+    Levels ``(nodes, reached)``: (6, 4), (105, 80), (130, 100), (175, 140), (210, 170).
+    """
+
     name = "OutbreakSource"
     structure = "graph"
     inference = "abductive"
@@ -112,6 +121,74 @@ class OutbreakSource(ShownGraphGame):
         "{query_formats}\n"
         "When you know the answer, submit the number of the {source}:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(  # the rules say "An {illness}"
+        "person people contact contacts illness source day immune",
+        education={
+            "person": "student",
+            "people": "students",
+            "contact": "friend",
+            "contacts": "friends",
+            "illness": "eye infection",
+            "source": "index student",
+            "day": "day",
+            "immune": "vaccinated",
+        },
+        healthcare={
+            "person": "patient",
+            "people": "patients",
+            "contact": "ward contact",
+            "contacts": "ward contacts",
+            "illness": "infection",
+            "source": "index patient",
+            "day": "day",
+            "immune": "immune",
+        },
+        transportation={
+            "person": "passenger",
+            "people": "passengers",
+            "contact": "fellow traveller",
+            "contacts": "fellow travellers",
+            "illness": "intestinal virus",
+            "source": "first carrier",
+            "day": "day",
+            "immune": "vaccinated",
+        },
+        manufacturing={
+            "person": "worker",
+            "people": "workers",
+            "contact": "shift partner",
+            "contacts": "shift partners",
+            "illness": "airborne virus",
+            "source": "first case",
+            "day": "shift",
+            "immune": "vaccinated",
+        },
+        law={
+            "person": "inmate",
+            "people": "inmates",
+            "contact": "cell mate",
+            "contacts": "cell mates",
+            "illness": "itchy rash",
+            "source": "index inmate",
+            "day": "week",
+            "immune": "vaccinated",
+        },
+    )
+    story = Story(
+        setting="Here are the {contacts} among {people} numbered 1 to {n} (pairs of {people}): "
+        "{edge_list}.\nAn {illness} broke out. One {person}, the {source}, had it on {day} 0; on each "
+        "{day} after, everyone who had the {illness} passed it on to each of their {contacts} who was "
+        "not {immune}, and it spread in no other way. By the end, the {people} who had caught it were "
+        "exactly {ill_list}; all the others were {immune}.\nFind the {source}. Questions may only be "
+        "about {people} who caught the {illness}.",
+        answer="the number of the {source}",
+        queries={
+            "by_day": "name a {day} (from 0 to {max_day}) and then a {person}: had that {person} caught the "
+            "{illness} by then?",
+        },
     )
 
     @property

@@ -39,6 +39,7 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec, answer_ints
+from mtp_gym.games.domains import Story, nouns
 
 Entries = tuple[tuple[int, int], ...]
 
@@ -69,6 +70,14 @@ _PAIR = re.compile(r"^\s*(\d+)\s*[:=]\s*(\d+)\s*$")
 
 
 class RangeSums(Game):
+    """Range Sums (sequence, deductive): find a sparse hidden sequence from running totals.
+
+    Hidden: a sequence of ``L`` values, 1 to ``k`` of them from ``1..top`` and the rest 0. Query:
+    ``sum(j)`` (the total of the values at positions ``1..j``). Answer: the sequence, as its
+    non-zero ``position:value`` pairs. Levels: ``L`` = 4, 64, 80, 88, 128 with ``k`` = ``top`` = 2:
+    32 to 32768 sequences.
+    """
+
     name = "RangeSums"
     structure = "sequence"
     inference = "deductive"
@@ -91,6 +100,56 @@ class RangeSums(Game):
         "following format:\n{query_formats}\nWhen you know the answer, submit each non-zero {value} as "
         "{position}:{value}, in order of {position} and separated by commas (every {position} not listed "
         "is zero):\n{answer_format}\nYou have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "sequence position positions value values",
+        education={
+            "sequence": "weekly quiz record",
+            "position": "week",
+            "positions": "weeks",
+            "value": "quiz score",
+            "values": "quiz scores",
+        },
+        healthcare={
+            "sequence": "dosing schedule",
+            "position": "day",
+            "positions": "days",
+            "value": "dose",
+            "values": "doses",
+        },
+        transportation={
+            "sequence": "ridership log",
+            "position": "stop",
+            "positions": "stops",
+            "value": "boarding count",
+            "values": "boarding counts",
+        },
+        manufacturing={
+            "sequence": "production log",
+            "position": "shift",
+            "positions": "shifts",
+            "value": "defect count",
+            "values": "defect counts",
+        },
+        law={
+            "sequence": "docket",
+            "position": "day",
+            "positions": "days",
+            "value": "filing count",
+            "values": "filing counts",
+        },
+    )
+    story = Story(
+        setting="A {sequence} with {length} {values} has been filled in out of your sight, one for each of "
+        "the {positions} 1 to {length}. Somewhere between 1 and {k} of these {values} (you are not told how "
+        "many) are whole numbers from 1 to {top}; each of the rest is 0. Recover every {value} in the {sequence}.",
+        answer="only the non-zero {values}, each one written as {position}:{value}, going from the first "
+        "{position} to the last with commas between them (any {position} you leave out counts as zero)",
+        queries={
+            "sum": "adding up the {values} from {position} 1 through this one, what do you get?",
+        },
     )
 
     @property
@@ -155,5 +214,5 @@ class RangeSums(Game):
             )
         return values
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: tuple[int, ...]) -> str:
         return ", ".join(f"{i}:{v}" for i, v in enumerate(target, 1) if v)

@@ -46,6 +46,7 @@ from mtp_gym.games._graph import (
     random_connected_graph,
 )
 from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.domains import Story, nouns
 
 Route = tuple[int, ...]
 
@@ -81,6 +82,15 @@ def simple_paths(n: int, edges: tuple[Edge, ...], s: int, t: int, length: int) -
 
 
 class RouteTaken(ShownGraphGame):
+    """Route Taken (graph, abductive): which route did a message take from ``s`` to ``t``?
+
+    Shown: a network and the outcome: a message sent from ``s`` arrived at ``t`` after exactly
+    ``L`` hops, never visiting a node twice. Hidden: its route, one of the simple paths of that
+    length. Queries: ``visited(x)`` (Yes/No), ``below(x)`` (the sum of the route's node numbers up
+    to ``x``) and ``used(a, b)`` (did it cross link ``a-b``?, Yes/No). Answer: the route, node by
+    node. Levels: 7, 52, 56, 60 and 64 nodes with ``r`` to ``3r`` routes, ``r`` = 5, 40, 100, 200, 400.
+    """
+
     name = "RouteTaken"
     structure = "graph"
     inference = "abductive"
@@ -126,6 +136,53 @@ class RouteTaken(ShownGraphGame):
         "When you know the answer, submit the route as the list of {nodes} in travel order, from "
         "{s} to {t}:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "node nodes link links network message hops",
+        education={
+            "node": "classroom",
+            "nodes": "classrooms",
+            "link": "corridor",
+            "links": "corridors",
+            "network": "corridor network",
+            "message": "note",
+            "hops": "handovers",
+        },
+        healthcare={
+            "node": "ward",
+            "nodes": "wards",
+            "link": "corridor",
+            "links": "corridors",
+            "network": "hospital corridor network",
+            "message": "specimen",
+            "hops": "transfers",
+        },
+        transportation={"message": "train", "hops": "legs"},
+        manufacturing={"node": "workstation", "nodes": "workstations", "message": "work order", "hops": "transfers"},
+        law={
+            "node": "court office",
+            "nodes": "court offices",
+            "link": "secure line",
+            "links": "secure lines",
+            "network": "court communication network",
+            "message": "sealed document",
+            "hops": "handovers",
+        },
+    )
+    story = Story(
+        setting="The {nodes} are numbered 1 to {n}, and the {network} between them consists of these {links}: "
+        "{edge_list}.\nSomeone sent a {message} out from {node} {s}, and it turned up at {node} {t} after "
+        "exactly {L} {hops}; each of them took it across a single {link}, and it never came back to a {node} "
+        "it had already left. Nobody wrote down which way it went: trace it.",
+        answer="its route, every {node} it was at, in order, from {s} at the start to {t} at the end",
+        queries={
+            "visited": "was the {message} ever at this {node}?",
+            "below": "add up the numbers of the {nodes} it was at, its start and end included, leaving out "
+            "those numbered above this one: what is the total?",
+            "used": "did the {message} cross the {link} joining these two {nodes} (smaller number first)?",
+        },
     )
 
     @property
@@ -181,5 +238,5 @@ class RouteTaken(ShownGraphGame):
             )
         return route
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Route) -> str:
         return ", ".join(str(v) for v in target)

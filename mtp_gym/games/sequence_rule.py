@@ -42,6 +42,7 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.domains import Story, nouns
 
 #: Form -> number of int parameters, and the help line shown in the rules.
 FORMS: dict[str, tuple[int, str]] = {
@@ -143,6 +144,14 @@ def format_rule(rule: Rule) -> str:
 
 
 class SequenceRule(Game):
+    """Sequence Rule (sequence, inductive): infer the hidden rule of an integer sequence.
+
+    Hidden: a rule of one of the forms shown (``arith``, ``step``, ``ramp``, ``climb``, ``saw``,
+    ``spike``); rules with the same first ``K`` terms are one. Queries: ``term(k)`` (the ``k``-th
+    term) and ``total(k)`` (the sum of the first ``k`` terms). Answer: a rule with the same terms.
+    Levels: ``K`` = 6, 60, 70, 80, 100 with 2 to 6 forms: 80 to 16488 rules.
+    """
+
     name = "SequenceRule"
     structure = "sequence"
     inference = "inductive"
@@ -171,6 +180,59 @@ class SequenceRule(Game):
         "(questions and the answer)."
     )
     answer_format = "<answer>arith 5 2</answer>"
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "sequence term terms position rule",
+        education={
+            "sequence": "enrolment series",
+            "term": "yearly enrolment",
+            "terms": "yearly enrolments",
+            "position": "year",
+            "rule": "growth rule",
+        },
+        healthcare={
+            "sequence": "dosage schedule",
+            "term": "daily dose",
+            "terms": "daily doses",
+            "position": "day",
+            "rule": "dosing rule",
+        },
+        transportation={
+            "sequence": "timetable",
+            "term": "departure time",
+            "terms": "departure times",
+            "position": "slot",
+            "rule": "scheduling rule",
+        },
+        manufacturing={
+            "sequence": "output series",
+            "term": "batch size",
+            "terms": "batch sizes",
+            "position": "batch",
+            "rule": "production rule",
+        },
+        law={
+            "sequence": "fine schedule",
+            "term": "fine",
+            "terms": "fines",
+            "position": "offence",
+            "rule": "sentencing rule",
+        },
+    )
+    story = Story(
+        setting="A {rule} kept out of your sight produces the {sequence}, which goes on forever and holds "
+        "only whole numbers. Deduce the {rule} by looking at some of its {terms}. It takes one of the "
+        "following shapes, each parameter being a whole number within the range stated for it:\n{form_lines}\n"
+        "If two such {rule}s agree on the first {K} {terms}, they are treated as one and the same. Each "
+        "request is about those first {K} {terms} only ({positions_text}).",
+        answer="the {rule}, written in one of the shapes above, as in this example",
+        queries={
+            "term": "which {term} does the {sequence} show for this {position}?",
+            "total": "adding up every {term} from the start of the {sequence} through this {position}, what do "
+            "you get?",
+        },
+    )
 
     def rules_fields(self) -> dict[str, Any]:
         lines = [f"  {FORMS[f][1]}; {param_ranges(f, self.params)}".format(**self.vocab) for f in self.params["forms"]]
@@ -218,5 +280,5 @@ class SequenceRule(Game):
             raise InvalidAction("saw repeats every m terms: m must be at least 1.")
         return _canonical(self.level - 1).get(terms(rule, self.params["K"]), rule)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Rule) -> str:
         return format_rule(target)

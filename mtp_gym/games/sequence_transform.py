@@ -37,6 +37,7 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.domains import Story, nouns
 
 #: Form -> (the help line shown in the rules, the parameter's range as (low, high - N)).
 FORMS: dict[str, tuple[str, tuple[int, int]]] = {
@@ -82,7 +83,7 @@ def _rules(level_index: int) -> tuple[Rule, ...]:
     """The rules of a level, in table order. No two act the same (from ``N = 3`` on, each
     differs from every other on the whole run ``1..N``), so each is its own hidden state."""
     level = SequenceTransform.levels[level_index]
-    out = []
+    out: list[Rule] = []
     for form in level["forms"]:
         low, high = param_range(form, level["N"])
         out.extend((form, p) for p in range(low, high + 1))
@@ -94,6 +95,14 @@ def format_rule(rule: Rule) -> str:
 
 
 class SequenceTransform(Game):
+    """Sequence Transform (sequence, inductive): infer a hidden rule that rewrites runs of numbers.
+
+    Hidden: a transformation of one of the forms shown (``rotate p``, ``drop p``, ``cap p``,
+    ``cut p``, ``flip w``). Query: ``apply(i, j)`` (the output for the run ``i, i+1, ..., j``).
+    Answer: the transformation and its parameter. Levels: ``N`` = 4, 40, 48, 56, 64 with 2 to 5
+    forms: 6 to 315 rules.
+    """
+
     name = "SequenceTransform"
     structure = "sequence"
     inference = "inductive"
@@ -132,6 +141,64 @@ class SequenceTransform(Game):
     )
     answer_format = "<answer>rotate 2</answer>"
 
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "transformation sequence run runs number numbers",
+        education={
+            "transformation": "grading procedure",
+            "sequence": "mark sheet",
+            "run": "block",
+            "runs": "blocks",
+            "number": "student number",
+            "numbers": "student numbers",
+        },
+        healthcare={
+            "transformation": "lab protocol",
+            "sequence": "sample rack",
+            "run": "batch",
+            "runs": "batches",
+            "number": "sample number",
+            "numbers": "sample numbers",
+        },
+        transportation={
+            "transformation": "rerouting plan",
+            "sequence": "departure list",
+            "run": "series",
+            "runs": "series",
+            "number": "train number",
+            "numbers": "train numbers",
+        },
+        manufacturing={
+            "transformation": "assembly step",
+            "sequence": "part tray",
+            "run": "batch",
+            "runs": "batches",
+            "number": "part number",
+            "numbers": "part numbers",
+        },
+        law={
+            "transformation": "redaction procedure",
+            "sequence": "file index",
+            "run": "range",
+            "runs": "ranges",
+            "number": "clause number",
+            "numbers": "clause numbers",
+        },
+    )
+    story = Story(
+        setting="A secret {transformation} takes any {run} of consecutive {numbers}, starting at some "
+        "{number} i and ending at some {number} j ({range_text}), and turns it into a new {sequence}. It "
+        "works in one of the ways below, each with a single whole-number setting kept within the stated "
+        "range:\n{form_lines}\n"
+        "Figure out the {transformation} from what it does to the {runs} you pick. Each request hands it "
+        "one {run}, given by its first and last {number}.",
+        answer="the way the {transformation} works and its setting, in the style of this example",
+        queries={
+            "apply": "when the hidden {transformation} is applied to the {run} going from the first {number} to "
+            "the second, what comes out?",
+        },
+    )
+
     def rules_fields(self) -> dict[str, Any]:
         top = self.params["N"]
         lines = []
@@ -157,10 +224,10 @@ class SequenceTransform(Game):
     def example_args(self, name: str) -> tuple:
         return (2, 3)
 
-    def respond(self, hidden: Rule, name: str, args: tuple) -> Hashable:
+    def respond(self, hidden: Rule, name: str, args: tuple) -> tuple[int, ...]:
         return apply_rule(hidden, args[0], args[1])
 
-    def render_value(self, name: str, args: tuple, value: Hashable) -> str:
+    def render_value(self, name: str, args: tuple, value: tuple[int, ...]) -> str:
         return ", ".join(str(x) for x in value) if value else "(nothing)"
 
     def wrong_answer(self, name: str, args: tuple, hidden: Any = None) -> Hashable:
@@ -185,5 +252,5 @@ class SequenceTransform(Game):
             raise InvalidAction(f"{form} takes a parameter from {low} to {high}.")
         return (form, p)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Rule) -> str:
         return format_rule(target)

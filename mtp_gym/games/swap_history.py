@@ -23,7 +23,6 @@ rows {tick} after {tick} finds the later {move} only by reaching it. Levels grow
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable
 from functools import cache
 from itertools import combinations, product
 from typing import Any
@@ -32,6 +31,7 @@ import numpy as np
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.domains import Story, nouns
 from mtp_gym.games.hidden_order import LETTERS
 
 Moves = tuple[tuple[int, int], ...]  # ((tick, p), (tick, p)), ticks increasing
@@ -74,6 +74,14 @@ def _histories(n: int, ticks: int) -> dict[tuple[str, ...], tuple[Moves, ...]]:
 
 
 class SwapHistory(Game):
+    """Swap History (sequence, abductive): which two swaps, and when, explain a reordered row?
+
+    Shown: the row of ``n`` items at the start and at the end of ``T`` minutes. Hidden: the two
+    moves (each swapped two neighbouring places ``p`` and ``p + 1``, at two different minutes).
+    Query: ``row(t)`` (the row just after minute ``t < T``). Answer: each move as ``minute:p``.
+    Levels ``(n, T)``: (4, 3), (4, 48), (5, 64), (5, 72), (6, 80): 6 to 6320 explanations.
+    """
+
     name = "SwapHistory"
     structure = "sequence"
     inference = "abductive"
@@ -108,6 +116,79 @@ class SwapHistory(Game):
         "separated by commas:\n{answer_format}\nYou have {budget} turns in all (questions and the answer)."
     )
 
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "item items row place places move moves tick ticks",
+        education={
+            "item": "student",
+            "items": "students",
+            "row": "line",
+            "place": "spot",
+            "places": "spots",
+            "move": "swap",
+            "moves": "swaps",
+            "tick": "lesson",
+            "ticks": "lessons",
+        },
+        healthcare={
+            "item": "patient",
+            "items": "patients",
+            "row": "waiting list",
+            "place": "slot",
+            "places": "slots",
+            "move": "reordering",
+            "moves": "reorderings",
+            "tick": "hour",
+            "ticks": "hours",
+        },
+        transportation={
+            "item": "train",
+            "items": "trains",
+            "row": "track queue",
+            "place": "slot",
+            "places": "slots",
+            "move": "shunt",
+            "moves": "shunts",
+            "tick": "minute",
+            "ticks": "minutes",
+        },
+        manufacturing={
+            "item": "pallet",
+            "items": "pallets",
+            "row": "conveyor line",
+            "place": "station",
+            "places": "stations",
+            "move": "swap",
+            "moves": "swaps",
+            "tick": "shift",
+            "ticks": "shifts",
+        },
+        law={
+            "item": "case",
+            "items": "cases",
+            "row": "docket",
+            "place": "slot",
+            "places": "slots",
+            "move": "rescheduling",
+            "moves": "reschedulings",
+            "tick": "day",
+            "ticks": "days",
+        },
+    )
+    story = Story(
+        setting="A {row} held {n} {items}, at first in the order {start}, listed from {place} 1 onward. "
+        "Over the following {T} {ticks}, out of sight, exactly two {moves} took place, never two in the same "
+        "{tick}; each {move} exchanged the {items} standing at two adjacent {places}, p and p+1. When the "
+        "{row} was looked at afterwards, its order was {final_text}. Reconstruct what happened: when each "
+        "{move} took place and the {place} p at which it made its exchange (p being the lower of the two "
+        "{places}). The {ticks} count from 1 to {T}.",
+        answer="each {move} as {tick}:p, the earlier one first, with commas between them",
+        queries={
+            "row": "just after this {tick}, in what order did the {items} of the {row} stand (only {ticks} 1 to "
+            "{before_last} may be asked about)?",
+        },
+    )
+
     @property
     def answer_format(self) -> str:  # type: ignore[override]
         ticks = self.params["T"]
@@ -137,12 +218,12 @@ class SwapHistory(Game):
     def example_args(self, name: str) -> tuple:
         return (2,)
 
-    def respond(self, hidden: Moves, name: str, args: tuple) -> Hashable:
+    def respond(self, hidden: Moves, name: str, args: tuple) -> tuple[str, ...]:
         (tick,) = args
         (t1, _), (t2, _) = hidden
         return _rows(self.params["n"], hidden)[(tick >= t1) + (tick >= t2)]
 
-    def render_value(self, name: str, args: tuple, value: Hashable) -> str:
+    def render_value(self, name: str, args: tuple, value: tuple[str, ...]) -> str:
         return ", ".join(value)
 
     def parse_answer(self, text: str) -> Moves:
@@ -159,5 +240,5 @@ class SwapHistory(Game):
             raise InvalidAction(message)
         return moves
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Moves) -> str:
         return ", ".join(f"{t}:{p}" for t, p in target)

@@ -32,6 +32,7 @@ from typing import Any
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
+from mtp_gym.games.domains import Story, nouns
 
 Rule = tuple  # the rule's tag letters, sorted
 
@@ -60,6 +61,14 @@ def examples(t: int) -> tuple[str, ...]:
 
 
 class TagRule(Game):
+    """Tag Rule (set, inductive): infer a hidden conjunctive rule over sets of letter tags.
+
+    Hidden: a rule, a set of 2 or 3 tags among ``t`` letters; an item fits it when the item carries
+    every tag of the rule. Query: ``fits(S)`` (would an item carrying exactly the tags ``S``, letters
+    run together, fit?, Yes/No). Answer: the rule's tags. Levels ``t`` = 5, 9, 10, 11, 12 letters:
+    20, 120, 165, 220 and 286 rules.
+    """
+
     name = "TagRule"
     structure = "set"
     inference = "inductive"
@@ -83,6 +92,24 @@ class TagRule(Game):
         "{answer_format}\nYou have {budget} turns in all (questions and the answer)."
     )
     answer_format = "<answer>B, D</answer>"
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "item items tag tags rule",  # the rules say "an {item}"
+        education={"item": "undergraduate", "items": "undergraduates"},
+        healthcare={"item": "outpatient", "items": "outpatients"},
+        transportation={"item": "airport", "items": "airports"},
+        manufacturing={"item": "assembly robot", "items": "assembly robots"},
+        law={"item": "offender", "items": "offenders"},
+    )
+    story = Story(
+        setting="Every {item} carries some {tags}, and each {tag} is a letter among {letters}. Someone "
+        "picked a secret {rule}, which is a set of {min_tags} or {max_tags} {tags}: it takes in exactly the "
+        "{items} that carry all of those {tags}, whatever else they carry. Your task: name that {rule}. You "
+        "may describe any {item} you like and ask whether the {rule} takes it in.",
+        answer="the {tags} that make up the {rule}, with commas between them, for example",
+        queries={"fits": "would the {rule} take in an {item} carrying just these {tags}? (letters run together)"},
+    )
 
     def rules_fields(self) -> dict[str, Any]:
         return {
@@ -132,5 +159,5 @@ class TagRule(Game):
             )
         return rule
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Rule) -> str:
         return ", ".join(target)

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from mtp_gym.games.base import QuerySpec, answer_subset
+from mtp_gym.games.domains import Story, tree_nouns
 from mtp_gym.games.trees import (
     TREE_WORDS,
     ShownTreeGame,
@@ -176,6 +177,15 @@ def _table(parents: tuple[int, ...], covered_leaves: tuple[int, ...], k: int) ->
 
 
 class TreeFaultDiagnosis(ShownTreeGame):
+    """Tree Fault Diagnosis (tree, abductive): which marked nodes explain the covered leaves?
+
+    Shown: a rooted tree and the outcome: which leaves are covered (a node is covered when it or
+    a node above it is marked). Hidden: the ``k`` marked nodes (one of the sets that explain the
+    outcome). Queries: ``marked(v)`` (Yes/No) and ``count(v)`` (how many marked nodes are numbered
+    ``v`` or lower?). Answer: the ``k`` marked nodes. Levels: 12, 76, 88, 98 and 106 nodes, ``k``
+    2 then 4: 4-12, then 1400-1600 up to 3250-3600 explanations.
+    """
+
     name = "TreeFaultDiagnosis"
     structure = "tree"
     inference = "abductive"
@@ -214,6 +224,80 @@ class TreeFaultDiagnosis(ShownTreeGame):
         "When you know the answer, submit the {k} {marked} {nodes} separated by commas:\n"
         "{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = tree_nouns(
+        "tree node nodes root children leaf leaves marked covered",
+        education={
+            "tree": "funding tree",
+            "node": "school office",
+            "nodes": "school offices",
+            "root": "ministry",
+            "children": "funded offices",
+            "leaf": "school",
+            "leaves": "schools",
+            "marked": "blocked",
+            "covered": "unfunded",
+        },
+        healthcare={
+            "tree": "medical gas network",
+            "node": "valve",
+            "nodes": "valves",
+            "root": "oxygen plant",
+            "children": "downstream valves",
+            "leaf": "bedside outlet",
+            "leaves": "bedside outlets",
+            "marked": "blocked",
+            "covered": "dry",
+        },
+        transportation={
+            "tree": "signalling network",
+            "node": "relay",
+            "nodes": "relays",
+            "root": "control centre",
+            "children": "downstream relays",
+            "leaf": "trackside signal",
+            "leaves": "trackside signals",
+            "marked": "failed",
+            "covered": "dead",
+        },
+        manufacturing={
+            "tree": "compressed-air network",
+            "node": "valve",
+            "nodes": "valves",
+            "root": "compressor",
+            "children": "downstream valves",
+            "leaf": "tool outlet",
+            "leaves": "tool outlets",
+            "marked": "stuck",
+            "covered": "unpressurised",
+        },
+        law={
+            "tree": "delegation chain",
+            "node": "bureau",
+            "nodes": "bureaus",
+            "root": "ministry of justice",
+            "children": "subordinate bureaus",
+            "leaf": "local court",
+            "leaves": "local courts",
+            "marked": "suspended",
+            "covered": "unauthorised",
+        },
+    )
+    story = Story(
+        setting="The {tree} below joins {n} {nodes}, numbered 1 to {n}. At its top sits {node} 1, the {root}; "
+        "on each row a {node} comes first and then its {children}:\n{tree_text}\n"
+        "Behind the scenes, exactly {k} {nodes} are {marked} (the {root} never is). Whatever sits at or "
+        "beneath a {marked} {node} ends up {covered}, which is why a {marked} {node} lying under another "
+        "{marked} one cannot be seen from outside. At the bottom, the {leaves} that are {covered} are "
+        "{dark_text}, and every other {leaf} is not. Track down all {k} {marked} {nodes}; more than one "
+        "group of {k} {nodes} would account for what was seen.",
+        answer="the numbers of those {k} {marked} {nodes}, with commas between them",
+        queries={
+            "marked": "is this particular {node} {marked} in its own right?",
+            "count": "among the {nodes} whose number is this one or smaller, how many are {marked}?",
+        },
     )
 
     @property
@@ -268,5 +352,5 @@ class TreeFaultDiagnosis(ShownTreeGame):
         message = f"submit exactly {k} distinct {self.vocab['nodes']} from 2 to {n}, as {self.answer_format}."
         return answer_subset(text, self.answer_format, k, 2, n, message)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: tuple[int, ...]) -> str:
         return ", ".join(str(x) for x in target)

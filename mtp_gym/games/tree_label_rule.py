@@ -37,6 +37,7 @@ from functools import lru_cache
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.domains import Story, tree_nouns
 from mtp_gym.games.trees import (
     TREE_WORDS,
     ShownTreeGame,
@@ -115,6 +116,14 @@ def _rule_classes(parents: tuple[int, ...], ops: tuple[str, ...]) -> tuple[dict[
 
 
 class TreeLabelRule(ShownTreeGame):
+    """Tree Label Rule (tree, inductive): infer the hidden rule that marks nodes of a shown tree.
+
+    Hidden: a rule ``FEATURE OP K`` (FEATURE: depth, children, height, size or leaves; OP: ``>=``,
+    ``<=`` or ``=``); rules marking the same nodes are one. Queries: ``marked(v)`` (Yes/No) and
+    ``count(v)`` (how many nodes from the root down to ``v`` are marked?). Answer: a rule marking
+    the same nodes. Levels: 12, 48, 64, 72 and 96 nodes: 8 to 392 rules.
+    """
+
     name = "TreeLabelRule"
     structure = "tree"
     inference = "inductive"
@@ -160,6 +169,29 @@ class TreeLabelRule(ShownTreeGame):
     )
     answer_format = "<answer>height >= 2</answer>"
 
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = tree_nouns("tree node nodes root children leaf subtree link marked")
+    story = Story(
+        setting="The {tree} below has {n} {nodes}, numbered 1 to {n}, with {node} 1 as its {root}; each "
+        "line gives a {node} followed by its {children}:\n{tree_text}\n"
+        "Some {nodes} are {marked}, and which ones is settled by a secret rule of the shape FEATURE OP K: "
+        "a {node} counts as {marked} precisely when comparing its FEATURE to the whole number K with OP comes "
+        "out true. OP is {op_list}, and FEATURE is one of these measures of a {node}:\n"
+        "  depth: how many {link}s lie between the {root} and it (the {root} itself: depth 0),\n"
+        "  children: how many {children} it has,\n"
+        "  height: how many {link}s its longest downward path to a {leaf} contains (a {leaf}: height 0),\n"
+        "  size: how many {nodes} its {subtree} holds, counting itself,\n"
+        "  leaves: how many {nodes} of its {subtree} have no {children} of their own (1 for a {leaf}).\n"
+        "Under the rule at least one {node} is {marked}, and at least one is not. Infer the rule from "
+        "examples.",
+        answer="the rule (one that makes exactly the same {nodes} of this {tree} {marked} will be accepted)",
+        queries={
+            "marked": "does the rule make this {node} {marked}?",
+            "count": "how many {nodes} along the way from the {root} down to this {node}, both ends counted, "
+            "does the rule make {marked}?",
+        },
+    )
+
     def rules_fields(self) -> dict:
         return super().rules_fields() | {"op_list": _or_list(self.params["ops"])}
 
@@ -189,6 +221,6 @@ class TreeLabelRule(ShownTreeGame):
         rule = (m.group(1).lower(), _OP_ALIASES.get(op, op), int(m.group(3)))
         return _rule_classes(self.parents, self.params["ops"])[0].get(extension(self.parents, rule), rule)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Rule) -> str:
         feature, op, k = target
         return f"{feature} {op} {k}"

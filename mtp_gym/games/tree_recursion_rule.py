@@ -34,17 +34,18 @@ rule until it is the first of its class, so neither a reply nor a draw lists the
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterable
 from functools import lru_cache
 
 import numpy as np
 
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import QuerySpec
+from mtp_gym.games.domains import Story, tree_nouns
 from mtp_gym.games.trees import TREE_WORDS, ShownTreeGame, children_of, depths_of, nodes_of, order_of
 
 OPS = ("sum", "max", "min")
-_COMBINE = {"sum": sum, "max": max, "min": min}
+_COMBINE: dict[str, Callable[[Iterable[int]], int]] = {"sum": sum, "max": max, "min": min}
 _RULE_RE = re.compile(
     r"^\s*leaf\s*=\s*(\d+)\s*[;,]?\s*node\s*=\s*(sum|max|min)\s*(?:\(\s*\w*\s*\)\s*)?"
     r"(?:\+\s*(b(?:_?d)?|\d+)\s*)?(?:[;,]?\s*b\s*=\s*[\[(]?\s*(\d+(?:\s*[,\s]\s*\d+)*)\s*[\])]?)?\s*$",
@@ -114,6 +115,14 @@ def canonical_rules(parents: tuple[int, ...], depth: int, a_max: int, b_max: int
 
 
 class TreeRecursionRule(ShownTreeGame):
+    """Tree Recursion Rule (tree, inductive): infer the hidden recursive rule of node values.
+
+    Hidden: a rule giving every leaf the value ``A`` and every other node at depth ``d`` the value
+    ``OP(its children's values) + B_d`` (OP: sum, max or min). Query: ``value(v)`` (the value of
+    node ``v``). Answer: ``leaf=A; node=OP+B; B=B_0,B_1,...``, any rule giving the same values.
+    Levels (depth / nodes): 2 / 7, 3 / 12, 4 / 20, 5 / 32, 6 / 48: about 52 to 6500 rules.
+    """
+
     name = "TreeRecursionRule"
     structure = "tree"
     inference = "inductive"
@@ -141,6 +150,24 @@ class TreeRecursionRule(ShownTreeGame):
         "When you know the rule, submit it as leaf=A; node=OP+B; B={b_names} (any rule giving every "
         "{node} of this {tree} the same {value} is accepted):\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = tree_nouns("tree node nodes root children leaf value")
+    story = Story(
+        setting="The {tree} below has {n} {nodes}, numbered 1 to {n}, with {node} 1 as its {root}; each "
+        "line gives a {node} followed by its {children}:\n{tree_text}\n"
+        "Each {node} carries a {value}, worked out from the bottom up by a secret rule. A {leaf}, having "
+        "no {children}, gets the {value} A. Any other {node} gets OP(the {value}s of its {children}) + B_d, "
+        "where d tells how far down it lies: the {root} is at depth 0, its {children} at depth 1, and so "
+        "forth. OP is one of sum, max and min, and it does not change from one depth to the next; A is a "
+        "whole number from 0 to {a_max}; and every depth d from 0 to {last_depth} comes with a whole number "
+        "B_d of its own, from 0 to {b_max}. Work the rule out from examples.",
+        answer="the rule, written leaf=A; node=OP+B; B={b_names} (any rule under which each {node} of "
+        "this {tree} ends up with the same {value} will be accepted)",
+        queries={
+            "value": "which {value} does this {node} carry?",
+        },
     )
 
     @property
@@ -209,6 +236,6 @@ class TreeRecursionRule(ShownTreeGame):
         rule = (op, a, bs)
         return canonical_rule(self.parents, node_values(self.parents, rule), self.params["b_max"]) or rule
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Rule) -> str:
         op, a, bs = target
         return f"leaf={a}; node={op}+B; B={','.join(map(str, bs))}"

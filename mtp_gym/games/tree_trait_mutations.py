@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from mtp_gym.games.base import QuerySpec, answer_subset
+from mtp_gym.games.domains import Story, nouns
 from mtp_gym.games.trees import (
     TREE_WORDS,
     ShownTreeGame,
@@ -201,6 +202,15 @@ def _table(parents: tuple[int, ...], hidden_below: tuple[int, ...], on_leaves: t
 
 
 class TreeTraitMutations(ShownTreeGame):
+    """Tree Trait Mutations (tree, abductive): which marked nodes explain the leaves that are on?
+
+    Shown: a rooted tree and the outcome: which observed leaves are on (a node is on when an odd
+    number of marked nodes lie on its path from the root). Hidden: the ``k`` marked nodes (one of
+    the sets that explain the outcome). Queries: ``on(v)`` (Yes/No) and ``count(v)`` (how many
+    marked nodes are numbered ``v`` or lower?). Answer: the ``k`` marked nodes. Levels: 12, 76, 88,
+    98 and 106 nodes, ``k`` 2 then 3: 4-12, then 1500-1700 up to 3450-3750 explanations.
+    """
+
     name = "TreeTraitMutations"
     structure = "tree"
     inference = "abductive"
@@ -239,6 +249,82 @@ class TreeTraitMutations(ShownTreeGame):
         "{query_formats}\n"
         "When you know the answer, submit the {k} {marked} {nodes} separated by commas:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "tree node nodes root children leaves marked on off",
+        education={
+            "tree": "academic genealogy",
+            "node": "scholar",
+            "nodes": "scholars",
+            "root": "founding scholar",
+            "children": "students",
+            "leaves": "current students",
+            "marked": "dissenting",
+            "on": "reformed",
+            "off": "traditional",
+        },
+        healthcare={
+            "tree": "inheritance pedigree",
+            "node": "family member",
+            "nodes": "family members",
+            "root": "founder",
+            "children": "offspring",
+            "leaves": "living descendants",
+            "marked": "mutated",
+            "on": "affected",
+            "off": "unaffected",
+        },
+        transportation={
+            "tree": "overground network",
+            "node": "station",
+            "nodes": "stations",
+            "root": "terminus",
+            "children": "next stations",
+            "leaves": "end stations",
+            "marked": "refitted",
+            "on": "step-free",
+            "off": "stepped",
+        },
+        manufacturing={
+            "tree": "assembly tree",
+            "node": "part",
+            "nodes": "parts",
+            "root": "base model",
+            "children": "derived parts",
+            "leaves": "final variants",
+            "marked": "redesigned",
+            "on": "coated",
+            "off": "uncoated",
+        },
+        law={
+            "tree": "ownership tree",
+            "node": "company",
+            "nodes": "companies",
+            "root": "holding company",
+            "children": "subsidiaries",
+            "leaves": "operating companies",
+            "marked": "restructured",
+            "on": "tax-exempt",
+            "off": "taxable",
+        },
+    )
+    story = Story(
+        setting="The {tree} below has {n} {nodes}, numbered 1 to {n}. Its top is {node} 1, the {root}; "
+        "every row names a {node} and then its {children}:\n{tree_text}\n"
+        "Out of sight, exactly {k} {nodes} are {marked} (never the {root}). Each {marked} {node} flips the "
+        "state of everything at or beneath it, so a {node} ends up {on} precisely when the path down to it "
+        "from the {root} meets an odd count of {marked} {nodes} (itself counted), and {off} when the count is "
+        "even; the {root} is therefore {off}. What is visible now: nothing was seen of the {leaves} beneath "
+        "{unseen_text}; among the remaining {leaves}, those that are {on} are {on_text}, and the "
+        "others are {off}. Find the {k} {marked} {nodes}; more than one group of {k} {nodes} would fit what "
+        "was seen.",
+        answer="the numbers of those {k} {marked} {nodes}, with commas between them",
+        queries={
+            "on": "does this {node} end up {on}?",
+            "count": "among the {nodes} whose number is this one or smaller, how many are {marked}?",
+        },
     )
 
     @property
@@ -308,5 +394,5 @@ class TreeTraitMutations(ShownTreeGame):
         message = f"submit exactly {k} distinct {self.vocab['nodes']} from 2 to {n}, as {self.answer_format}."
         return answer_subset(text, self.answer_format, k, 2, n, message)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: tuple[int, ...]) -> str:
         return ", ".join(str(x) for x in target)

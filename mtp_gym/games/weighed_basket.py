@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from mtp_gym.games.base import Game, QuerySpec, answer_subset
+from mtp_gym.games.domains import Story, nouns
 
 Basket = tuple  # sorted item numbers (1-based)
 
@@ -86,6 +87,15 @@ def explanations(weights: tuple[int, ...], k: int, total: int) -> tuple[Basket, 
 
 
 class WeighedBasket(Game):
+    """Weighed Basket (set, abductive): which ``k`` items explain the basket's total weight?
+
+    Shown: ``n`` items with their weights, ``k``, and the total weight of a basket of ``k`` of
+    them. Hidden: which ``k`` items are in the basket (one of the subsets with that total).
+    Queries: ``contains(i)`` (is item ``i`` in it?, Yes/No) and ``weight(b)`` (the total weight of
+    its items numbered ``1..b``). Answer: the ``k`` items. Levels ``(n, k)``: (8, 4), (36, 3),
+    (40, 4), (48, 4), (56, 4): 4-7 up to 3000-5000 explanations.
+    """
+
     name = "WeighedBasket"
     structure = "set"
     inference = "abductive"
@@ -112,6 +122,52 @@ class WeighedBasket(Game):
         "question per turn using the following format:\n{query_formats}\n"
         "When you know the answer, submit the {k} {items} separated by commas:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
+    )
+
+    #: The nouns and the story of the isomorphic probe (:mod:`mtp_gym.games.domains`).
+    domains = nouns(
+        "item items basket weight weights",
+        education={
+            "item": "course",
+            "items": "courses",
+            "basket": "study plan",
+            "weight": "credit load",
+            "weights": "credit loads",
+        },
+        healthcare={
+            "item": "medication",
+            "items": "medications",
+            "basket": "daily prescription",
+            "weight": "dosage",
+            "weights": "dosages",
+        },
+        transportation={
+            "item": "parcel",
+            "items": "parcels",
+            "basket": "delivery van",
+            "weight": "load",
+            "weights": "loads",
+        },
+        manufacturing={
+            "item": "component",
+            "items": "components",
+            "basket": "shipping crate",
+            "weight": "mass",
+            "weights": "masses",
+        },
+        law={"item": "claim", "items": "claims", "basket": "settlement", "weight": "amount", "weights": "amounts"},
+    )
+    story = Story(
+        setting="On file are {n} {items}, numbered 1 to {n}, and each has a known {weight}:\n{weight_lines}\n"
+        "Out of your sight, {k} distinct ones among them went into a {basket}; all that is known is the "
+        "result: their {weights} add up to {total}. More than one choice of {k} {items} would reach that same sum, "
+        "so work out which {k} really make up the {basket}.",
+        answer="the numbers of those {k} {items}, with commas between them",
+        queries={
+            "contains": "did this {item} go into the {basket}?",
+            "weight": "put on the scale only those {items} in the {basket} whose number is at most this one: "
+            "what does the scale read?",
+        },
     )
 
     @property
@@ -153,5 +209,5 @@ class WeighedBasket(Game):
         message = f"submit exactly {k} distinct {self.vocab['items']} from 1 to {n}, as {self.answer_format}."
         return answer_subset(text, self.answer_format, k, 1, n, message)
 
-    def format_answer(self, target: Hashable) -> str:
+    def format_answer(self, target: Basket) -> str:
         return ", ".join(str(x) for x in target)

@@ -13,7 +13,15 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from mtp_gym.core import TEXT_CHARSET, InvalidAction, check_int, to_charset
+from mtp_gym.core import (
+    CONFIG_SOURCES,
+    TEXT_CHARSET,
+    FormatErrors,
+    InvalidAction,
+    check_choice,
+    check_int,
+    to_charset,
+)
 from mtp_gym.data import scowl_words
 from mtp_gym.envs.word_chain import (
     BENCH_LEXICON_SIZE,
@@ -120,7 +128,12 @@ class WordChainAECEnv(AECEnv):
         v0: initial release.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "word_chain_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi", "human"],
+        "name": "word_chain_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
 
     def __init__(
         self,
@@ -132,20 +145,15 @@ class WordChainAECEnv(AECEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        if action_type not in ACTION_TYPES:
-            raise ValueError(f"action_type={action_type!r} is not supported; allowed: {ACTION_TYPES}")
+        check_choice("action_type", action_type, ACTION_TYPES)
         n_words = len(scowl_words())
         check_int("lexicon_size", lexicon_size, 2, n_words)
         check_int("max_turns", max_turns)
         check_int("max_format_errors", max_format_errors)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not supported; allowed: {self.metadata['render_modes']} or None"
-            )
+        check_choice("render_mode", render_mode, [*self.metadata["render_modes"], None])
         if configs is None:
             configs = "benchmark" if lexicon_size == BENCH_LEXICON_SIZE else "generated"
-        if configs not in ("benchmark", "generated"):
-            raise ValueError(f"configs={configs!r} is not supported; allowed: ('benchmark', 'generated')")
+        check_choice("configs", configs, CONFIG_SOURCES)
         if configs == "benchmark" and lexicon_size != BENCH_LEXICON_SIZE:
             raise ValueError(f"configs='benchmark' needs lexicon_size={BENCH_LEXICON_SIZE}; pass configs='generated'")
         self.action_type = action_type
@@ -210,8 +218,7 @@ class WordChainAECEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self._acted = {a: False for a in self.agents}
-        self._format_errors = {a: 0 for a in self.agents}
-        self._consecutive = {a: 0 for a in self.agents}
+        self._errors = {a: FormatErrors(self.max_format_errors) for a in self.agents}
         self._feedback: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._valid = {a: True for a in self.agents}
         self._outcome: dict[str, str | None] = {a: None for a in self.agents}
@@ -243,59 +250,17 @@ class WordChainAECEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
-        player = self.possible_agents.index(agent)
-        other = self.possible_agents[1 - player]
-        game = self._game
         self._acted[agent] = True
-        if self.action_type == "text":
-            try:
-                word = parse_word(prepare_reply(action), game.previous) if isinstance(action, str) else None
-                error = "no word in single quotes found."
-            except InvalidAction as err:
-                word, error = None, to_charset(str(err))
-            if word is None:
-                self._reject(agent, other, action, error)
-                return
+        try:
+            word = self._read(action)
+        except InvalidAction as err:
+            self._reject(agent, action, to_charset(str(err)))
         else:
-            if (
-                isinstance(action, bool)
-                or not isinstance(action, (int, np.integer))
-                or not 0 <= action < len(game.lexicon)
-            ):
-                raise ValueError(f"action must be a lexicon index in [0, {len(game.lexicon) - 1}], got {action!r}")
-            word = game.lexicon[int(action)]
-        self._consecutive[agent] = 0
-        self._valid[agent] = True
-        previous = game.previous
-        kind = game.play(word)
-        self._feedback[agent] = {"word": word, "violation": kind}
-        self._transcript.append(f"[{agent}] {action if isinstance(action, str) else repr(word)}")
-        if kind is not None:
-            self._messages[agent] = violation_message(word, kind, previous, you=True)
-            self._messages[other] = violation_message(word, kind, previous, you=False)
-            self._finish(loser=player)
-        else:
-            if self.action_type == "discrete":
-                self._vector[:REQUIRED_WIDTH] = 0
-                self._vector[_letter(word[-1])] = 1
-                self._vector[REQUIRED_WIDTH + WORD_WIDTH * game.index[word] + WORD_WIDTH - 1] = 1
-            said = (OPENING if len(game.chain) == 1 else REPLY).format(word=word)
-            if not self._acted[other]:
-                said = f"{self._instructions}\n\n{said}"
-            self._messages[agent] = ""
-            self._messages[other] = said
-            if game.capped:
-                self._messages[agent] = CAP_MESSAGE
-                self._messages[other] = f"{said}\n{CAP_MESSAGE}"
-                self._finish(loser=None, truncated=True)
-            elif game.over:
-                self._messages[agent] = dead_end_message(game.stuck_letter, False)  # type: ignore[arg-type]
-                self._messages[other] = f"{said}\n{dead_end_message(game.stuck_letter, True)}"  # type: ignore[arg-type]
-                self._finish(loser=game.loser)
-            else:
-                self.agent_selection = other
-        self._transcript.append(f"[env -> {self.agent_selection}] {self._messages[self.agent_selection]}")
-        if game.over:
+            self._play(agent, action, word)
+        shown = self.agent_selection  # the agent to move next, or the mover when the game is over
+        self._transcript.append(f"[env -> {shown}] {self._messages[shown]}")
+        if self._game.over:
+            other = self._opponent(agent)
             self._transcript.append(f"[env -> {other}] {self._messages[other]}")
         self._update_infos()
         self._accumulate_rewards()
@@ -316,27 +281,73 @@ class WordChainAECEnv(AECEnv):
         pass
 
     # ------------------------------------------------------------------ helpers
-    def _reject(self, agent: str, other: str, action: Any, error: str) -> None:
-        self._format_errors[agent] += 1
-        self._consecutive[agent] += 1
+    def _opponent(self, agent: str) -> str:
+        return self.possible_agents[1 - self.possible_agents.index(agent)]
+
+    def _read(self, action: Any) -> str:
+        """The word of ``action``: an :class:`InvalidAction` for a text action without one (a
+        format error), a ``ValueError`` for a discrete action outside the lexicon."""
+        game = self._game
+        if self.action_type == "discrete":
+            if (
+                isinstance(action, bool)
+                or not isinstance(action, (int, np.integer))
+                or not 0 <= action < len(game.lexicon)
+            ):
+                raise ValueError(f"action must be a lexicon index in [0, {len(game.lexicon) - 1}], got {action!r}")
+            return game.lexicon[int(action)]
+        word = parse_word(prepare_reply(action), game.previous) if isinstance(action, str) else None
+        if word is None:
+            raise InvalidAction("no word in single quotes found.")
+        return word
+
+    def _play(self, agent: str, action: Any, word: str) -> None:
+        """``agent`` says ``word`` (a well-formed action): the game's move and both messages."""
+        game, player, other = self._game, self.possible_agents.index(agent), self._opponent(agent)
+        self._errors[agent].accept()
+        self._valid[agent] = True
+        previous = game.previous
+        kind = game.play(word)
+        self._feedback[agent] = {"word": word, "violation": kind}
+        self._transcript.append(f"[{agent}] {action if isinstance(action, str) else repr(word)}")
+        if kind is not None:
+            self._messages[agent] = violation_message(word, kind, previous, you=True)
+            self._messages[other] = violation_message(word, kind, previous, you=False)
+            self._finish(loser=player)
+            return
+        if self.action_type == "discrete":
+            self._vector[:REQUIRED_WIDTH] = 0
+            self._vector[_letter(word[-1])] = 1
+            self._vector[REQUIRED_WIDTH + WORD_WIDTH * game.index[word] + WORD_WIDTH - 1] = 1
+        said = (OPENING if len(game.chain) == 1 else REPLY).format(word=word)
+        if not self._acted[other]:
+            said = f"{self._instructions}\n\n{said}"
+        self._messages[agent] = ""
+        self._messages[other] = said
+        if game.capped:
+            self._messages[agent] = CAP_MESSAGE
+            self._messages[other] = f"{said}\n{CAP_MESSAGE}"
+            self._finish(loser=None, truncated=True)
+        elif game.over:
+            assert game.stuck_letter is not None  # a dead end: the next player has no word
+            self._messages[agent] = dead_end_message(game.stuck_letter, False)
+            self._messages[other] = f"{said}\n{dead_end_message(game.stuck_letter, True)}"
+            self._finish(loser=game.loser)
+        else:
+            self.agent_selection = other
+
+    def _reject(self, agent: str, action: Any, error: str) -> None:
+        """A malformed action: the shared protocol (:class:`~mtp_gym.core.FormatErrors`), whose
+        last rejection in a row forfeits the game."""
         self._valid[agent] = False
         self._feedback[agent] = {"error": error}
-        count = f"(format error {self._consecutive[agent]} of {self.max_format_errors} in a row)"
         self._transcript.append(f"[{agent}] {action!r}")
-        if self._consecutive[agent] >= self.max_format_errors:
-            self._game.forfeit(self.possible_agents.index(agent))
-            self._messages[agent] = f"Invalid action: {error} {count} You lose."
-            self._messages[other] = "I cannot find a word. I lose."
-            self._finish(loser=self.possible_agents.index(agent), forfeit=True)
-        else:
-            self._messages[agent] = f"Invalid action: {error} {FORMAT_HINT} {count}"
-        self._transcript.append(f"[env -> {agent}] {self._messages[agent]}")
-        if self._game.over:
-            self._transcript.append(f"[env -> {other}] {self._messages[other]}")
-        self._update_infos()
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+        self._messages[agent], forfeit = self._errors[agent].reject(error, FORMAT_HINT, end="You lose.")
+        if forfeit:
+            player = self.possible_agents.index(agent)
+            self._game.forfeit(player)
+            self._messages[self._opponent(agent)] = "I cannot find a word. I lose."
+            self._finish(loser=player, forfeit=True)
 
     def _finish(self, loser: int | None, truncated: bool = False, forfeit: bool = False) -> None:
         for i, a in enumerate(self.possible_agents):
@@ -363,7 +374,7 @@ class WordChainAECEnv(AECEnv):
                 "max_turns": self.max_turns,
                 "feedback": dict(self._feedback[a]),
                 "valid_action": self._valid[a],
-                "format_errors": self._format_errors[a],
+                "format_errors": self._errors[a].total,
                 "outcome": self._outcome[a],
                 "score": None if self._outcome[a] is None else float(self._outcome[a] == "success"),
                 "config_id": self._config_id,

@@ -67,7 +67,9 @@ class CircuitDecodingDiscrete(gym.Wrapper):
         base = env.unwrapped
         if not isinstance(base, CircuitDecodingEnv):
             raise ValueError(f"env must be a Circuit Decoding env, got {type(base).__name__}")
-        shapes = BENCH_SHAPES if base.num_circuits is None else ((base.num_circuits, base.num_inputs),)
+        shapes: tuple[tuple[int, int], ...] = BENCH_SHAPES
+        if base.num_circuits is not None and base.num_inputs is not None:  # both None or neither
+            shapes = ((base.num_circuits, base.num_inputs),)
         #: Query slots: the largest ``C * 2^k`` of the shapes this env can deal.
         self.num_slots = max(c << k for c, k in shapes)
         self.submit_action = self.num_slots

@@ -78,6 +78,7 @@ class TuringMachineDiscrete(gym.Wrapper):
         base = env.unwrapped
         if not isinstance(base, TuringMachineEnv):
             raise ValueError(f"env must be a Turing Machine env, got {type(base).__name__}")
+        self.base = base
         self.action_space = gym.spaces.Discrete(SUBMIT_POSSIBLE_ACTION + 1)
         size = len(STAGES) + 2 + 2 * rules.N_CODES + 1 + 4 * MAX_VERIFIERS
         self.observation_space = gym.spaces.Box(0.0, 1.0, shape=(size,), dtype=np.float32)
@@ -140,9 +141,8 @@ class TuringMachineDiscrete(gym.Wrapper):
             passes, total = belief.pass_counts()
             if total.sum() > 0:
                 p_pass[: self._num_verifiers] = passes[:, :, self._code].sum(axis=0) / total.sum()
-        base = self.env.unwrapped
-        head = [self._round / base.max_rounds, self._queried.sum() / MAX_QUERIES_PER_ROUND]
-        parts = [
+        head = [self._round / self.base.max_rounds, self._queried.sum() / MAX_QUERIES_PER_ROUND]
+        parts: list[Any] = [
             stage,
             head,
             proposal,

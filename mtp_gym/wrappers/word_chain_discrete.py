@@ -51,6 +51,7 @@ class WordChainDiscrete(gym.Wrapper):
         if not isinstance(base, WordChainEnv):
             raise ValueError(f"env must be a Word Chaining env, got {type(base).__name__}")
         n = base.lexicon_size
+        self.num_words = n
         self.action_space = gym.spaces.Discrete(n)
         self.observation_space = gym.spaces.Box(0.0, 1.0, shape=(2 * n + 2 * N_LETTERS + 1,), dtype=np.float32)
         self.lexicon: tuple[str, ...] = ()
@@ -88,8 +89,8 @@ class WordChainDiscrete(gym.Wrapper):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
         self.lexicon = lexicon_from_instructions(obs)
-        if len(self.lexicon) != self.action_space.n:
-            raise ValueError(f"the episode lists {len(self.lexicon)} words, the view expects {self.action_space.n}")
+        if len(self.lexicon) != self.num_words:
+            raise ValueError(f"the episode lists {len(self.lexicon)} words, the view expects {self.num_words}")
         self._index = {w: i for i, w in enumerate(self.lexicon)}
         self._first[:] = [min(ord(w[0]) - ord("a"), N_LETTERS - 1) for w in self.lexicon]
         self._scale = float(max(np.bincount(self._first, minlength=N_LETTERS).max(), 1))

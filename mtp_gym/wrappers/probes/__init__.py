@@ -36,6 +36,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from mtp_gym.core import check_choice
 from mtp_gym.games.env import GameEnv
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 from mtp_gym.wrappers.probes.boundary import InterGameBoundary
@@ -72,8 +73,7 @@ PROBES: dict[str, type[ProbeWrapper]] = {
 
 def apply_probe(env: gym.Env, probe: str, **kwargs: Any) -> ProbeWrapper:
     """``env`` wrapped in the probe named ``probe`` (a key of :data:`PROBES`) with ``kwargs``."""
-    if probe not in PROBES:
-        raise ValueError(f"probe must be one of {sorted(PROBES)}, got {probe!r}")
+    check_choice("probe", probe, sorted(PROBES))
     import inspect
 
     allowed = [p for p in inspect.signature(PROBES[probe]).parameters if p != "env"]

@@ -1,7 +1,9 @@
 """What every probe wrapper shares: the env check, seeding, and keeping the transcript honest.
 
 A probe changes what the agent sees, so it also rewrites the base env's transcript (the
-record ``run_episode`` logs and ``render`` shows) to the text the agent actually got. Probe
+record ``run_episode`` logs and ``render`` shows) to the text the agent actually got, through
+the env's public contract for wrappers (:meth:`TextPuzzleEnv.replace_last_observation`,
+:meth:`TextPuzzleEnv.record_exchange`, :meth:`TextPuzzleEnv.build_info`). Probe
 metadata goes to ``info["probe"]`` (public: the probe's name and settings an agent may know)
 and ``info["hidden"]["probe"]`` (for analysis: e.g. which answer was falsified).
 """
@@ -70,9 +72,7 @@ class ProbeWrapper(gym.Wrapper, RecordConstructorArgs):
     # ------------------------------------------------------------------ transcript + info
     def _set_last_message(self, text: str) -> None:
         """Make the last env message of the base transcript the text the agent got."""
-        transcript = self.base._transcript
-        if transcript and transcript[-1]["role"] == "user":
-            transcript[-1]["content"] = text
+        self.base.replace_last_observation(text)
 
     def _public(self) -> dict[str, Any]:
         """``info["probe"]``: what an agent may know about the probe."""

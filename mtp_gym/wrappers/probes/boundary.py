@@ -27,8 +27,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from mtp_gym.core import _format_messages
-from mtp_gym.games.env import CONFIGS_PER_LEVEL
+from mtp_gym.core import format_messages
+from mtp_gym.games.env import CONFIGS_PER_LEVEL, GameEnv
 from mtp_gym.registration import GAME_IDS
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 
@@ -53,7 +53,7 @@ def register_transcript_source(name: str, source: TranscriptSource) -> None:
 def _previous_text(source: TranscriptSource, env_id: str, level: int, config_id: int) -> tuple[str, str]:
     """The previous game (seeded with its config id) as one text, and its outcome."""
     messages, outcome = source(env_id, level, config_id, config_id)
-    return _format_messages(messages), outcome
+    return format_messages(messages), outcome
 
 
 class InterGameBoundary(ProbeWrapper):
@@ -70,6 +70,7 @@ class InterGameBoundary(ProbeWrapper):
     """
 
     probe = "boundary"
+    base: GameEnv
 
     def __init__(
         self,

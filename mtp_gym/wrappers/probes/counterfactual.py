@@ -40,7 +40,7 @@ from typing import Any
 import gymnasium as gym
 
 from mtp_gym.core import InvalidAction, check_int
-from mtp_gym.games.env import feedback_value
+from mtp_gym.games.env import GameEnv, feedback_value
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 
 __all__ = ["CounterfactualRevision"]
@@ -51,6 +51,7 @@ class CounterfactualRevision(ProbeWrapper):
     with the next reply."""
 
     probe = "counterfactual"
+    base: GameEnv
 
     def __init__(self, env: gym.Env, revise_query: int = 2, seed: int = 0) -> None:
         super().__init__(env, seed=seed, revise_query=revise_query)
@@ -77,7 +78,7 @@ class CounterfactualRevision(ProbeWrapper):
             return self._defer(action)
         obs, reward, terminated, truncated, info = self.env.step(action)
         feedback = dict(info.get("feedback") or {})
-        game = self.base.game
+        game = self.base.live_game
         if self._pending is not None:
             obs = f"{self._correction()}\n{obs}"
             feedback["corrections"] = self._corrections()
@@ -105,7 +106,7 @@ class CounterfactualRevision(ProbeWrapper):
     def _possible_wrong_answer(self, name: str, args: tuple, truth: Any) -> Any:
         """The most frequent other answer to ``name(*args)`` among the hidden states consistent
         with the true replies so far, or ``None`` when every such state answers ``truth``."""
-        game = self.base.game
+        game = self.base.live_game
         counts: dict[Any, int] = {}
         for state in game.sample_consistent(self._evidence, self.rng, 512):
             value = game.respond(state, name, args)
@@ -114,7 +115,7 @@ class CounterfactualRevision(ProbeWrapper):
         return max(counts, key=counts.__getitem__) if counts else None
 
     def _correction(self) -> str:
-        c, game = self._pending, self.base.game
+        c, game = self._pending, self.base.live_game
         assert c is not None
         return (
             f'Correction: my earlier reply "{game.reply(c["query"], c["args"], c["wrong"])}" was wrong. '
@@ -142,11 +143,8 @@ class CounterfactualRevision(ProbeWrapper):
         )
         feedback = {"corrections": self._corrections(), "deferred": True}
         self._pending, self.corrected = None, True
-        base = self.base
-        base._transcript.append({"role": "assistant", "content": action})
-        base._transcript.append({"role": "user", "content": obs})
-        info = base._info(feedback, False)
-        return obs, 0.0, False, False, self._tag(info)
+        self.base.record_exchange(action, obs)
+        return obs, 0.0, False, False, self._tag(self.base.build_info(feedback, False))
 
     def _secret(self) -> dict[str, Any]:
         return {

@@ -1,10 +1,11 @@
 """Isomorphic perturbation (paper section 3.3): the same game told in another domain.
 
 The clean game is the symbolic version. Under the probe its rules and query helps are retold
-as the game's story in one of five domains (``stories.py``: the domain's frame, the game's own
-sentences) with the domain's nouns for every entity and relation (``domains.py``); the hidden
-state, the query names and arguments, every reply and the target are unchanged, so an agent's
-transcript maps 1:1 onto the clean one.
+as the game's story (``Game.story``, set in the domain's frame) in one of five domains, with the
+domain's nouns for every entity and relation (``Game.domains``; the shared domains, word lists
+and frames are in :mod:`mtp_gym.games.domains`); the hidden state, the query names and
+arguments, every reply and the target are unchanged, so an agent's transcript maps 1:1 onto the
+clean one.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from typing import Any
 
 import gymnasium as gym
 
-from mtp_gym.wrappers.probes.base import ProbeWrapper
-from mtp_gym.wrappers.probes.domains import DOMAINS, domain_template
-from mtp_gym.wrappers.probes.stories import domain_wording
+from mtp_gym.core import check_choice
+from mtp_gym.games.domains import DOMAINS
+from mtp_gym.wrappers.probes.base import ProbeWrapper, check_game_env
+from mtp_gym.wrappers.probes.domains import domain_template, domain_wording
 
 __all__ = ["IsomorphicPerturbation"]
 
@@ -31,11 +33,12 @@ class IsomorphicPerturbation(ProbeWrapper):
 
     def __init__(self, env: gym.Env, domain: str = "random", seed: int = 0) -> None:
         super().__init__(env, seed=seed, domain=domain)
-        if domain != "random" and domain not in DOMAINS:
-            raise ValueError(f"domain must be one of {DOMAINS} or 'random', got {domain!r}")
-        if self.base.vocabulary or self.base.wording:
+        check_choice("domain", domain, (*DOMAINS, "random"))
+        #: The query game env whose vocabulary and wording the probe sets.
+        self.game_env = check_game_env(env, self.probe)
+        if self.game_env.vocabulary or self.game_env.wording:
             raise ValueError("the isomorphic probe sets the vocabulary and wording itself: do not pass them as well")
-        game = self.base.game_cls
+        game = self.game_env.game_cls
         domains = DOMAINS if domain == "random" else (domain,)
         self.templates = {d: domain_template(game, d) for d in domains}
         self.wordings = {d: domain_wording(game, d) for d in domains}
@@ -45,8 +48,8 @@ class IsomorphicPerturbation(ProbeWrapper):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         rng = self._reseed(seed)
         self.current = self.domain if self.domain != "random" else DOMAINS[int(rng.integers(len(DOMAINS)))]
-        self.base.vocabulary = dict(self.templates[self.current])
-        self.base.wording = self.wordings[self.current]
+        self.game_env.vocabulary = dict(self.templates[self.current])
+        self.game_env.wording = self.wordings[self.current]
         obs, info = self.env.reset(seed=seed, options=options)
         return obs, self._tag(info)
 

@@ -79,9 +79,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from mtp_gym.core import InvalidAction
+from mtp_gym.core import FormatErrors, InvalidAction, read_reply
 from mtp_gym.games.base import ACTION_NAMES, Evidence, Game, missing_action
-from mtp_gym.parsing import MAX_DIGITS, find_tags, long_number, prepare_reply
+from mtp_gym.games.env import GameEnv
+from mtp_gym.parsing import find_tags
 from mtp_gym.wrappers.probes.base import ProbeWrapper
 
 __all__ = [
@@ -337,6 +338,7 @@ class NecessityJudgment(ProbeWrapper):
 
     probe = "necessity"
     obs_max_length = 1 << 20
+    base: GameEnv
 
     def __init__(self, env: gym.Env, exact_limit: int = 20_000_000, seed: int = 0) -> None:
         super().__init__(env, seed=seed, exact_limit=exact_limit)
@@ -345,7 +347,7 @@ class NecessityJudgment(ProbeWrapper):
 
     # ------------------------------------------------------------------ text
     def _pool_lines(self, numbers: Sequence[int]) -> str:
-        game = self.base.game
+        game = self.base.live_game
         return "\n".join(f"[{i}] {game.reply(*self.pool[i - 1])}" for i in numbers)
 
     def _phase1_text(self) -> str:
@@ -353,12 +355,12 @@ class NecessityJudgment(ProbeWrapper):
         return (
             "The rules of a hidden-state game follow. In this version you ask no questions: the answer "
             "to every legal question about the hidden instance is given below as numbered observations.\n\n"
-            f"--- RULES ---\n{observation_rules(self.base.game.rules())}\n\n"
+            f"--- RULES ---\n{observation_rules(self.base.live_game.rules())}\n\n"
             f"--- OBSERVATIONS ({n}) ---\n{self._pool_lines(range(1, n + 1))}\n\n"
             "--- TASK (phase 1 of 2) ---\n"
             "Submit the answer, and name the observations that are unnecessary: those that can be "
             "removed while the remaining observations still determine the answer. Reply with both tags, e.g.\n"
-            f"{self.base.game.answer_format}\n<unnecessary>1, 4, 7-9</unnecessary>\n"
+            f"{self.base.live_game.answer_format}\n<unnecessary>1, 4, 7-9</unnecessary>\n"
             "(observation numbers, ranges a-b allowed; an empty tag keeps every observation). The "
             "observations you name will be removed and you will answer again from the remaining ones only."
         )
@@ -368,20 +370,20 @@ class NecessityJudgment(ProbeWrapper):
         return (
             f"Phase 2 of 2: you judged {k} of the {n} observations unnecessary and they have been removed. "
             f"Answer again using only the {n - k} remaining observations (the removed ones no longer count).\n\n"
-            f"--- RULES ---\n{observation_rules(self.base.game.rules())}\n\n"
+            f"--- RULES ---\n{observation_rules(self.base.live_game.rules())}\n\n"
             f"--- REMAINING OBSERVATIONS ({n - k} of {n}) ---\n{self._pool_lines(self.kept)}\n\n"
             "--- TASK (phase 2 of 2) ---\nReply with the answer only, in the format of the rules "
-            f"(e.g. {self.base.game.answer_format})."
+            f"(e.g. {self.base.live_game.answer_format})."
         )
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         _, info = self.env.reset(seed=seed, options=options)
-        self.pool: list[Evidence] = self.base.game.evidence_pool()
+        self.pool: list[Evidence] = self.base.live_game.evidence_pool()
         self.phase, self.turn = 1, 0
         self.removed: list[int] = []
         self.kept: list[int] = list(range(1, len(self.pool) + 1))
-        self.format_errors = self.consecutive_errors = 0
+        self.errors = FormatErrors(self.base.max_format_errors)
         self.outcome: str | None = None
         self.score = 0.0  # until the outcome, as the base env (vector envs need one type)
         self.results: dict[str, Any] = {}
@@ -394,20 +396,15 @@ class NecessityJudgment(ProbeWrapper):
     def step(self, action: str):
         if self._done:
             raise RuntimeError("step() called after the episode ended (or before reset()); call reset()")
-        base = self.base
         try:
-            if not isinstance(action, str):
-                raise InvalidAction(f"the action must be text (str), got {type(action).__name__}.")
-            text = prepare_reply(action)
-            if long_number(text):
-                raise InvalidAction(f"the reply holds a number of more than {MAX_DIGITS} digits.")
+            text = read_reply(action)
             answer = self._parse_answer(text)
-            removed = parse_unnecessary(text, len(self.pool)) if self.phase == 1 else None
+            removed = parse_unnecessary(text, len(self.pool)) if self.phase == 1 else []
         except InvalidAction as err:
             return self._reject(action if isinstance(action, str) else repr(action), str(err))
-        self.consecutive_errors = 0
+        self.errors.accept()
         self.turn += 1
-        game = base.game
+        game = self.base.live_game
         correct = game.check(answer)
         if self.phase == 1:
             self.full_answer, self.full_correct = answer, correct
@@ -436,13 +433,13 @@ class NecessityJudgment(ProbeWrapper):
                 f"{len(self.removed)} of {len(self.pool)} observations{self._removable_note()}. The game is over."
             )
             feedback = {"phase": 2, "answer": answer, "correct": correct}
-        self._log(action, obs)
-        return obs, reward, terminated, False, self._info(base._info(feedback, True), feedback, True)
+        self.base.record_exchange(action, obs)
+        return obs, reward, terminated, False, self._info(self.base.build_info(feedback, True), feedback, True)
 
     # ------------------------------------------------------------------ helpers
     def _results(self, target: Hashable, correct: bool) -> dict[str, Any]:
         """The end-of-episode figures (module docstring), from one contradiction matrix."""
-        game, n = self.base.game, len(self.pool)
+        game, n = self.base.live_game, len(self.pool)
         covers = contradiction_matrix(game, self.pool, target, self.exact_limit)
         if covers is None:
             sufficient, smallest, exact = None, None, None
@@ -471,7 +468,7 @@ class NecessityJudgment(ProbeWrapper):
         stopped in (``full_success`` False in phase 1), no pruning judged in phase 1
         (``pruning_ratio`` and ``pruned_sufficient`` ``None``); the pool's own figures
         (``min_sufficient``, ``optimal_ratio``) as always."""
-        game = self.base.game
+        game = self.base.live_game
         if self.phase == 1:
             self.full_correct = False
         results = self._results(game.target(game.hidden), False)
@@ -500,31 +497,18 @@ class NecessityJudgment(ProbeWrapper):
                 + (" and <unnecessary>...</unnecessary>." if self.phase == 1 else ".")
             )
         if not content:
-            raise InvalidAction(f"the answer is empty; submit as {self.base.game.answer_format}.")
-        return self.base.game.parse_answer(content)
+            raise InvalidAction(f"the answer is empty; submit as {self.base.live_game.answer_format}.")
+        return self.base.live_game.parse_answer(content)
 
     def _reject(self, action: str, message: str):
-        self.format_errors += 1
-        self.consecutive_errors += 1
-        limit = self.base.max_format_errors
-        count = f"(format error {self.consecutive_errors} of {limit} in a row)"
-        terminated = self.consecutive_errors >= limit
+        hint = "Reply with <answer>...</answer>" + (" and <unnecessary>...</unnecessary>." if self.phase == 1 else ".")
+        obs, terminated = self.errors.reject(message, hint)
         if terminated:
             self.outcome, self.score, self._done = "format_error", 0.0, True
             self.results = self._format_error_results()
-            obs = f"Invalid action: {message} {count} The game is over."
-        else:
-            hint = "Reply with <answer>...</answer>" + (
-                " and <unnecessary>...</unnecessary>." if self.phase == 1 else "."
-            )
-            obs = f"Invalid action: {message} {hint} {count}"
-        self._log(action, obs)
+        self.base.record_exchange(action, obs)
         feedback = {"error": message}
-        return obs, 0.0, terminated, False, self._info(self.base._info(feedback, False), feedback, False)
-
-    def _log(self, action: str, obs: str) -> None:
-        self.base._transcript.append({"role": "assistant", "content": action})
-        self.base._transcript.append({"role": "user", "content": obs})
+        return obs, 0.0, terminated, False, self._info(self.base.build_info(feedback, False), feedback, False)
 
     def _info(self, info: dict[str, Any], feedback: dict[str, Any], valid: bool) -> dict[str, Any]:
         info.update(
@@ -532,7 +516,7 @@ class NecessityJudgment(ProbeWrapper):
             max_turns=2,
             feedback=feedback,
             valid_action=valid,
-            format_errors=self.format_errors,
+            format_errors=self.errors.total,
             outcome=self.outcome,
             score=self.score,
             context_reset=self._context_reset,
