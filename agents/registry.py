@@ -1,48 +1,86 @@
-"""Every scripted agent, registered in one place (the counterpart of mtp_gym/registration.py)."""
+"""Every agent, registered in one place (the counterpart of mtp_gym/registration.py): the model
+providers (``openai:MODEL``, ``hf:PATH``, ``py:module:factory``: one function each), then the
+scripted agents of each env: the env-level puzzles' from the table
+``mtp_gym.registration.SCRIPTED_AGENTS`` (entry points, imported when an agent is first made),
+the query games' generic ones bound to each game class.
+
+A new model prefix is one function here decorated with :func:`~mtp_gym.agents.base.model_provider`:
+``make_agent``, the CLI's model options, the harness's executor choice, the Ray workers'
+environment and the run directory's identity all read it.
+"""
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterable, Mapping
 from functools import partial
+from typing import Any
 
-from mtp_gym.agents.base import make_agent, register_agent
-from mtp_gym.agents.oracles.circuit_decoding import CircuitDecodingOracle
-from mtp_gym.agents.oracles.movie_rec import MovieRecOracle
+from mtp_gym.agents.base import Policy, make_agent, model_provider, register_agent
 from mtp_gym.agents.oracles.necessity import GameOracle, NecessityOracle
 from mtp_gym.agents.oracles.query_games import QueryGameRandomAgent
-from mtp_gym.agents.oracles.turing_machine import TuringMachineOracle
-from mtp_gym.agents.oracles.twenty_questions import TwentyQuestionsAdversary, TwentyQuestionsOracle
-from mtp_gym.agents.oracles.word_chain import WordChainOracle
-from mtp_gym.agents.oracles.word_guess import WordGuessOracle
-from mtp_gym.agents.random_agent import (
-    CircuitDecodingRandomAgent,
-    MovieRecRandomAgent,
-    TuringMachineRandomAgent,
-    TwentyQuestionsRandomAgent,
-    WordChainRandomAgent,
-    WordChainRandomWordAgent,
-    WordGuessRandomAgent,
-)
 from mtp_gym.episode import run_episode
 from mtp_gym.games.env import GameEnv, resolve_game
-from mtp_gym.registration import GAME_IDS
+from mtp_gym.registration import GAME_IDS, SCRIPTED_AGENTS
 from mtp_gym.wrappers.probes.boundary import TranscriptSource, register_transcript_source
 
-register_agent("MTP/WordGuess-v0", "oracle", WordGuessOracle)
-register_agent("MTP/WordGuess-v0", "random", WordGuessRandomAgent)
-register_agent("MTP/MovieRec-v0", "oracle", MovieRecOracle)
-register_agent("MTP/MovieRec-v0", "random", MovieRecRandomAgent)
-register_agent("MTP/CircuitDecoding-v0", "oracle", CircuitDecodingOracle)
-register_agent("MTP/CircuitDecoding-v0", "random", CircuitDecodingRandomAgent)
-register_agent("MTP/TuringMachine-v0", "oracle", TuringMachineOracle)
-register_agent("MTP/TuringMachine-v0", "random", TuringMachineRandomAgent)
-register_agent("MTP/TwentyQuestions-v0", "oracle", TwentyQuestionsOracle)
-register_agent("MTP/TwentyQuestions-v0", "adversarial", TwentyQuestionsAdversary)
-register_agent("MTP/TwentyQuestions-v0", "random", TwentyQuestionsRandomAgent)
-register_agent("MTP/WordChain-v0", "oracle", WordChainOracle)
-# The floor is a random word of the list: a random LEGAL word never loses under the paper's
-# rules, so it would score like the oracle.
-register_agent("MTP/WordChain-v0", "random", WordChainRandomWordAgent)
-register_agent("MTP/WordChain-v0", "random_legal", WordChainRandomAgent)
+#: The ``mtp-gym eval`` options every chat model takes (option dest -> agent kwarg).
+_CHAT_OPTIONS = {"prompt_style": "prompt_style", "system_prompt": "system_prompt", "max_history": "max_history"}
+
+
+def _openai_env_vars(kwargs: Mapping[str, Any]) -> Iterable[str]:
+    from mtp_gym.agents.llm.openai_agent import API_KEY_ENV, BASE_URL_ENV
+
+    return (BASE_URL_ENV, kwargs.get("api_key_env", API_KEY_ENV))
+
+
+@model_provider(
+    "openai",
+    placeholder="MODEL",
+    endpoint=True,
+    transport_kwargs=("base_url", "api_key_env", "max_retries", "backoff", "max_backoff", "timeout", "action_timeout"),
+    env_vars=_openai_env_vars,
+    cli_options={
+        "base_url": "base_url",
+        "temperature": "temperature",
+        "top_p": "top_p",
+        "max_tokens": "max_tokens",
+        **_CHAT_OPTIONS,
+    },
+)
+def openai_model(model: str, **kwargs: Any) -> Policy:
+    """``openai:MODEL``: any OpenAI-compatible endpoint (:class:`~mtp_gym.agents.llm.OpenAIChatAgent`)."""
+    from mtp_gym.agents.llm.openai_agent import OpenAIChatAgent
+
+    return OpenAIChatAgent(model=model, **kwargs)
+
+
+@model_provider(
+    "hf",
+    placeholder="PATH",
+    cli_options={"temperature": "temperature", "top_p": "top_p", "max_tokens": "max_new_tokens", **_CHAT_OPTIONS},
+)
+def hf_model(path: str, **kwargs: Any) -> Policy:
+    """``hf:PATH``: a local Hugging Face model (:class:`~mtp_gym.agents.llm.TransformersAgent`)."""
+    from mtp_gym.agents.llm.hf_agent import TransformersAgent
+
+    return TransformersAgent(path, **kwargs)
+
+
+@model_provider("py", placeholder="module:factory")
+def python_factory(target: str, **kwargs: Any) -> Policy:
+    """``py:package.module:factory``: your own policy, ``factory(**kwargs)``."""
+    module, _, name = target.partition(":")
+    if not module or not name:
+        raise ValueError(f"agent spec {'py:' + target!r}: expected 'py:package.module:factory'")
+    factory: Any = getattr(importlib.import_module(module), name)
+    return factory(**kwargs)
+
+
+# Env-level puzzles: the table of registration.SCRIPTED_AGENTS (imported when first made).
+for _env_id, _kinds in SCRIPTED_AGENTS.items():
+    for _kind, _entry in _kinds.items():
+        register_agent(_env_id, _kind, _entry)
 
 # Hidden-state query games: one generic oracle and random agent, bound to each game class.
 for _game_id, _game_path in GAME_IDS.items():

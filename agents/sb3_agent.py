@@ -28,12 +28,27 @@ masks at prediction time.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 
 __all__ = ["SB3Policy"]
+
+
+class DiscreteView(Protocol):
+    """What :class:`SB3Policy` uses of a discrete view (``mtp_gym.wrappers``): a Gymnasium env
+    with a ``Discrete`` action space and ``action_text(index)``, the index as text."""
+
+    action_space: gym.spaces.Space[Any]
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]: ...
+
+    def step(self, action: int) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]: ...
+
+    def action_text(self, action: int) -> str: ...
 
 
 class _Relay(gym.Wrapper):
@@ -77,7 +92,7 @@ class SB3Policy:
 
     def __init__(
         self,
-        view: Callable[[gym.Env], gym.Env],
+        view: Callable[[gym.Env], DiscreteView],
         model: Any,
         env_id: str,
         env_kwargs: dict[str, Any] | None = None,
@@ -113,7 +128,9 @@ class SB3Policy:
     def _choose(self, obs: np.ndarray) -> int:
         masks = self._masks()
         if self.model is None:
-            n = self.view.action_space.n
+            space = self.view.action_space
+            assert isinstance(space, gym.spaces.Discrete)  # every discrete view's
+            n = space.n
             legal = np.arange(n) if masks is None else np.flatnonzero(masks)
             return int(legal[int(self._rng.integers(len(legal)))])
         if self._masked:

@@ -16,6 +16,7 @@ from collections import Counter
 
 import gymnasium as gym
 import numpy as np
+from _common import single_env_rate, vector_rate
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
@@ -40,43 +41,24 @@ def action_tables(seed: int = 12345) -> dict[int, tuple[list[str], list[str]]]:
     return tables
 
 
-def single_env_rate(env: gym.Env, steps: int) -> tuple[float, float]:
-    """Steps/s of the scripted random player (resets included): wall clock and CPU time."""
-    tables = action_tables()
-    picks = np.random.default_rng(7).integers(1 << 20, size=steps).tolist()
-    _, info = env.reset(seed=0)
-    queries, guesses = tables[info["hidden"]["num_circuits"]]
-    step, reset = env.step, env.reset
-    start, cpu = time.perf_counter(), time.process_time()
-    for pick in picks:
-        if info["turn"] < 18:
-            action = queries[pick % len(queries)]
-        else:
-            action = guesses[pick % len(guesses)]
-        _, _, term, trunc, info = step(action)
-        if term or trunc:
-            _, info = reset()
-            queries, guesses = tables[info["hidden"]["num_circuits"]]
-    return steps / (time.perf_counter() - start), steps / (time.process_time() - cpu)
+def _action(tables: dict[int, tuple[list[str], list[str]]], num_circuits: int, turn: int, pick: int) -> str:
+    """The scripted player's move: a random legal query, or a random guess once the budget is spent."""
+    queries, guesses = tables[num_circuits]
+    return queries[pick % len(queries)] if turn < 18 else guesses[pick % len(guesses)]
 
 
-def vector_rate(steps: int, num_envs: int = 8) -> float:
-    """Steps/s of ``num_envs`` envs in a sync Gymnasium vector env (autoreset: next-step)."""
-    tables = action_tables()
-    envs = gym.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode="sync")
-    _, info = envs.reset(seed=0)
-    rounds = steps // num_envs
-    picks = np.random.default_rng(7).integers(1 << 20, size=(rounds, num_envs)).tolist()
-    start = time.perf_counter()
-    for row in picks:
-        actions = []
-        for e, pick in enumerate(row):
-            queries, guesses = tables[int(info["hidden"]["num_circuits"][e])]
-            actions.append(queries[pick % len(queries)] if info["turn"][e] < 18 else guesses[pick % len(guesses)])
-        _, _, _, _, info = envs.step(tuple(actions))
-    rate = rounds * num_envs / (time.perf_counter() - start)
-    envs.close()
-    return rate
+TABLES = action_tables()
+
+
+def play(info: dict, pick: int) -> str:
+    """The scripted player in one env."""
+    return _action(TABLES, info["hidden"]["num_circuits"], info["turn"], pick)
+
+
+def play_row(info: dict, row: list[int]) -> list[str]:
+    """The scripted player in each env of a vector env."""
+    shapes, turns = info["hidden"]["num_circuits"], info["turn"]
+    return [_action(TABLES, int(shapes[e]), turns[e], pick) for e, pick in enumerate(row)]
 
 
 def oracle_split() -> None:
@@ -121,14 +103,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100_000)
     args = parser.parse_args()
-    raw, raw_cpu = single_env_rate(CircuitDecodingEnv(), args.steps)
-    made, made_cpu = single_env_rate(gym.make(ENV_ID), args.steps)
+    picks = np.random.default_rng(7).integers(1 << 20, size=args.steps).tolist()
+    raw, raw_cpu, _ = single_env_rate(CircuitDecodingEnv(), picks, play)
+    made, made_cpu, _ = single_env_rate(gym.make(ENV_ID), picks, play)
     print(f"single env, raw class      : {raw:>10,.0f} steps/s  ({raw_cpu:,.0f} per CPU second)")
     print(
         f"single env, gym.make       : {made:>10,.0f} steps/s  ({made_cpu:,.0f} per CPU second; "
         f"{made_cpu / raw_cpu:.2f}x raw: passive checker + order enforcing)"
     )
-    sync = vector_rate(max(8, args.steps // 3))
+    rounds = max(8, args.steps // 3) // 8
+    sync = vector_rate(ENV_ID, np.random.default_rng(7).integers(1 << 20, size=(rounds, 8)).tolist(), play_row)
     print(f"vector sync, 8 envs        : {sync:>10,.0f} steps/s  ({sync / made:.2f}x single gym.make)")
     oracle_split()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -1,7 +1,7 @@
 """The harness against an endpoint of fixed latency: requests per second at 1 to 1,024 in flight.
 
 Run: ``python benchmarks/harness_throughput.py [--latency 0.2] [--workers 1,8,64,256,1024]
-[--executors async,thread]``. Starts the latency endpoint of ``tests/latency_endpoint.py``
+[--executors async,thread]``. Starts the latency endpoint of ``tests/fake_endpoint.py``
 (its own process, 127.0.0.1) that answers Hidden Number moves after ``--latency`` seconds,
 every episode exactly 4 requests. For each ``--workers W`` it runs, each in a fresh process
 (for its own CPU time and peak RSS): ``mtp-gym eval``'s harness with each executor (``async``,
@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from latency_endpoint import MOVES, LatencyEndpoint  # noqa: E402
+from fake_endpoint import MOVES, LatencyEndpoint  # noqa: E402
 
 HN = "MTP/HiddenNumber-v0"
 REQUESTS_PER_EPISODE = 4

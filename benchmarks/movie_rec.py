@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import resource
 import time
+from collections.abc import Callable
 
 import gymnasium as gym
 import numpy as np
+from _common import single_env_rate
 
 import mtp_gym  # noqa: F401
 from mtp_gym.envs.movie_rec import N_MOVIE_SETS, MovieRecEnv, _benchmark_data
@@ -39,21 +41,15 @@ def action_tables(seed: int = 12345) -> list[tuple[list[str], list[str]]]:
     return tables
 
 
-def single_env_rate(env: gym.Env, steps: int) -> float:
-    """Steps/s of the scripted random player (resets included)."""
-    tables = action_tables()
-    picks = np.random.default_rng(7).integers(1 << 20, size=steps).tolist()
-    _, info = env.reset(seed=0)
-    questions, finals = tables[info["config_id"] % N_MOVIE_SETS]
-    step, reset = env.step, env.reset
-    start = time.perf_counter()
-    for pick in picks:
-        action = questions[pick % 64] if info["turn"] < 10 else finals[pick % len(finals)]
-        _, _, term, trunc, info = step(action)
-        if term or trunc:
-            _, info = reset()
-            questions, finals = tables[info["config_id"] % N_MOVIE_SETS]
-    return steps / (time.perf_counter() - start)
+def random_player(tables: list[tuple[list[str], list[str]]]) -> Callable[[dict, int], str]:
+    """The scripted player: question ``pick % 64`` of the episode's movie set while questions
+    remain, then final answer ``pick`` (modulo their number)."""
+
+    def choose(info: dict, pick: int) -> str:
+        questions, finals = tables[info["config_id"] % N_MOVIE_SETS]
+        return questions[pick % 64] if info["turn"] < 10 else finals[pick % len(finals)]
+
+    return choose
 
 
 def main() -> None:
@@ -62,8 +58,9 @@ def main() -> None:
     parser.add_argument("--configs", type=int, default=1000, help="first N benchmark configurations")
     args = parser.parse_args()
 
-    raw = single_env_rate(MovieRecEnv(), args.steps)
-    made = single_env_rate(gym.make(ENV_ID), args.steps)
+    picks = np.random.default_rng(7).integers(1 << 20, size=args.steps).tolist()
+    raw = single_env_rate(MovieRecEnv(), picks, random_player(action_tables())).wall
+    made = single_env_rate(gym.make(ENV_ID), picks, random_player(action_tables())).wall
     print(f"single env, raw class      : {raw:>10,.0f} steps/s")
     print(f"single env, gym.make       : {made:>10,.0f} steps/s  ({made / raw:.2f}x raw)")
 

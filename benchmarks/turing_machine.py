@@ -16,6 +16,7 @@ from collections import defaultdict
 
 import gymnasium as gym
 import numpy as np
+from _common import single_env_rate
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
@@ -33,13 +34,8 @@ ROUND = ["<CHOICE>: BLUE=1, YELLOW=2, PURPLE=3", "<CHOICE>: 0", "<CHOICE>: 1", "
 
 
 def env_rate(env: gym.Env, steps: int) -> float:
-    env.reset(seed=0)
-    start = time.perf_counter()
-    for i in range(steps):
-        _, _, term, trunc, _ = env.step(ROUND[i % len(ROUND)])
-        if term or trunc:
-            env.reset()
-    return steps / (time.perf_counter() - start)
+    """Steps/s of a player repeating one round (proposal, three queries, skip), resets included."""
+    return single_env_rate(env, range(steps), lambda info, i: ROUND[i % len(ROUND)]).wall
 
 
 def generator_rate(difficulty: str, n: int) -> float:

@@ -14,6 +14,7 @@ import time
 
 import gymnasium as gym
 import numpy as np
+from _common import single_env_rate, vector_rate
 
 import mtp_gym  # noqa: F401
 from mtp_gym.envs.twenty_questions import TwentyQuestionsEnv, prepared_lexicon
@@ -28,31 +29,9 @@ def answers(n: int, seed: int = 12345) -> list[str]:
     return [ACTIONS[i] for i in (np.random.default_rng(seed).random(n) < 0.25).tolist()]
 
 
-def single_env_rate(env: gym.Env, actions: list[str]) -> tuple[float, int]:
-    """Steps/s of the scripted player (resets included) and the number of episodes."""
-    env.reset(seed=0)
-    step, reset = env.step, env.reset
-    episodes = 0
-    start = time.perf_counter()
-    for a in actions:
-        _, _, term, trunc, _ = step(a)
-        if term or trunc:
-            reset()
-            episodes += 1
-    return len(actions) / (time.perf_counter() - start), episodes
-
-
-def vector_rate(mode: str, actions: list[str], num_envs: int = 8) -> float:
-    """Steps/s of ``num_envs`` envs in a Gymnasium vector env (autoreset: next-step)."""
-    envs = gym.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode=mode)
-    envs.reset(seed=0)
-    rows = [tuple(actions[i : i + num_envs]) for i in range(0, len(actions) - num_envs + 1, num_envs)]
-    start = time.perf_counter()
-    for row in rows:
-        envs.step(row)
-    rate = len(rows) * num_envs / (time.perf_counter() - start)
-    envs.close()
-    return rate
+def send(info: dict, action: str) -> str:
+    """The scripted player: the next pre-drawn answer, whatever the question."""
+    return action
 
 
 def main() -> None:
@@ -67,8 +46,8 @@ def main() -> None:
     for i in range(400):
         env.reset(options={"config_id": i})
     print(f"first reset of all 400 configs : {time.perf_counter() - start:>8.2f} s (lexicons prepared, then cached)")
-    raw, episodes = single_env_rate(TwentyQuestionsEnv(), acts)
-    made, _ = single_env_rate(gym.make(ENV_ID), acts)
+    raw, _, episodes = single_env_rate(TwentyQuestionsEnv(), acts, send)
+    made = single_env_rate(gym.make(ENV_ID), acts, send).wall
     print(
         f"single env, raw class          : {raw:>10,.0f} steps/s  ({args.steps / max(episodes, 1):.1f} steps/episode)"
     )
@@ -76,11 +55,12 @@ def main() -> None:
         f"single env, gym.make           : {made:>10,.0f} steps/s  ({made / raw:.2f}x raw; passive checker + order enforcing)"
     )
     vec = acts[: max(8, args.steps // 3)]
-    sync = vector_rate("sync", vec)
+    rows = [tuple(vec[i : i + 8]) for i in range(0, len(vec) - 8 + 1, 8)]
+    sync = vector_rate(ENV_ID, rows, send, "sync")
     print(f"vector sync, 8 envs            : {sync:>10,.0f} steps/s  ({sync / made:.2f}x single gym.make)")
-    asyn = vector_rate("async", vec)
+    asyn = vector_rate(ENV_ID, rows, send, "async")
     print(f"vector async, 8 envs           : {asyn:>10,.0f} steps/s  ({asyn / made:.2f}x single gym.make)")
-    gen, _ = single_env_rate(TwentyQuestionsEnv(configs="generated"), acts[: args.steps // 5])
+    gen = single_env_rate(TwentyQuestionsEnv(configs="generated"), acts[: args.steps // 5], send).wall
     print(f"generated lexicons, raw class  : {gen:>10,.0f} steps/s  ({gen / raw:.2f}x benchmark configs)")
 
     for agent in ("oracle", "adversarial", "random"):

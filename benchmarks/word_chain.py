@@ -13,6 +13,7 @@ import time
 
 import gymnasium as gym
 import numpy as np
+from _common import single_env_rate
 
 import mtp_gym  # noqa: F401
 from mtp_gym import word_chain_v0
@@ -23,19 +24,10 @@ from mtp_gym.eval import evaluate, summarize
 ENV_ID = "MTP/WordChain-v0"
 
 
-def single_env_rate(env: gym.Env, picks: np.ndarray) -> tuple[float, int]:
-    """Steps/s of a random-legal-word player (resets included) and the episodes played."""
-    _, info = env.reset(seed=0)
-    step, reset = env.step, env.reset
-    episodes = 0
-    start = time.perf_counter()
-    for k in picks.tolist():
-        legal = info["legal_moves"]
-        _, _, term, trunc, info = step(f"'{legal[k % len(legal)]}'")
-        if term or trunc:
-            episodes += 1
-            _, info = reset()
-    return len(picks) / (time.perf_counter() - start), episodes
+def send_legal_word(info: dict, k: int) -> str:
+    """The scripted player: legal word ``k`` (modulo their number) of the current position."""
+    legal = info["legal_moves"]
+    return f"'{legal[k % len(legal)]}'"
 
 
 def aec_rate(action_type: str, picks: np.ndarray) -> float:
@@ -82,8 +74,8 @@ def main() -> None:
     for g in benchmark_games():  # warm the per-lexicon tables, as a long training run would
         lexicon_tables(g["lexicon"])
 
-    raw, episodes = single_env_rate(WordChainEnv(), picks)
-    made, _ = single_env_rate(gym.make(ENV_ID), picks)
+    raw, _, episodes = single_env_rate(WordChainEnv(), picks.tolist(), send_legal_word)
+    made = single_env_rate(gym.make(ENV_ID), picks.tolist(), send_legal_word).wall
     print(
         f"single-agent, raw class    : {raw:>10,.0f} steps/s  ({args.steps / max(episodes, 1):.1f} agent moves/episode)"
     )

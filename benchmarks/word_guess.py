@@ -12,6 +12,7 @@ import time
 
 import gymnasium as gym
 import numpy as np
+from _common import single_env_rate, vector_rate
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents.oracles import word_guess as oracle_module
@@ -29,32 +30,14 @@ def word_indices(n: int, seed: int = 12345) -> np.ndarray:
 ACTIONS = [[f"<attempt>{w}</attempt>" for w in v] for v in benchmark_vocabularies()]
 
 
-def single_env_rate(env: gym.Env, idx: np.ndarray) -> float:
-    """Steps/s of a player sending a random word of the current vocabulary (resets included)."""
-    _, info = env.reset(seed=0)
-    table = ACTIONS[info["hidden"]["vocabulary_id"]]
-    step, reset = env.step, env.reset
-    start = time.perf_counter()
-    for i in idx.tolist():
-        _, _, term, trunc, info = step(table[i])
-        if term or trunc:
-            _, info = reset()
-            table = ACTIONS[info["hidden"]["vocabulary_id"]]
-    return len(idx) / (time.perf_counter() - start)
+def send_word(info: dict, i: int) -> str:
+    """The scripted player: word ``i`` of the current episode's vocabulary."""
+    return ACTIONS[info["hidden"]["vocabulary_id"]][i]
 
 
-def vector_rate(mode: str, idx: np.ndarray, num_envs: int = 8) -> float:
-    """Steps/s of ``num_envs`` envs in a Gymnasium vector env (autoreset: next-step)."""
-    envs = gym.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode=mode)
-    _, info = envs.reset(seed=0)
-    rows = idx[: len(idx) // num_envs * num_envs].reshape(-1, num_envs).tolist()
-    start = time.perf_counter()
-    for row in rows:
-        vocab_ids = info["hidden"]["vocabulary_id"]
-        _, _, _, _, info = envs.step(tuple(ACTIONS[v][i] for v, i in zip(vocab_ids, row)))
-    rate = len(rows) * num_envs / (time.perf_counter() - start)
-    envs.close()
-    return rate
+def send_words(info: dict, row: list[int]) -> tuple[str, ...]:
+    """The scripted player in each env of a vector env."""
+    return tuple(ACTIONS[v][i] for v, i in zip(info["hidden"]["vocabulary_id"], row))
 
 
 def main() -> None:
@@ -63,16 +46,18 @@ def main() -> None:
     args = parser.parse_args()
     idx = word_indices(args.steps)
 
-    raw = single_env_rate(WordGuessEnv(), idx)
-    made = single_env_rate(gym.make(ENV_ID), idx)
+    picks = idx.tolist()
+    raw = single_env_rate(WordGuessEnv(), picks, send_word).wall
+    made = single_env_rate(gym.make(ENV_ID), picks, send_word).wall
     print(f"single env, raw class      : {raw:>10,.0f} steps/s")
     print(
         f"single env, gym.make       : {made:>10,.0f} steps/s  ({made / raw:.2f}x raw; passive checker + order enforcing)"
     )
     vec_steps = idx[: max(8, args.steps // 3)]
-    sync = vector_rate("sync", vec_steps)
+    rows = vec_steps[: len(vec_steps) // 8 * 8].reshape(-1, 8).tolist()
+    sync = vector_rate(ENV_ID, rows, send_words, "sync")
     print(f"vector sync, 8 envs        : {sync:>10,.0f} steps/s  ({sync / made:.2f}x single gym.make)")
-    asyn = vector_rate("async", vec_steps)
+    asyn = vector_rate(ENV_ID, rows, send_words, "async")
     print(f"vector async, 8 envs       : {asyn:>10,.0f} steps/s  ({asyn / made:.2f}x single gym.make)")
 
     oracle_module.solver_for.cache_clear()

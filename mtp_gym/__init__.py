@@ -13,7 +13,7 @@ from typing import Any
 
 from gymnasium.envs.registration import load_env_creator
 
-from mtp_gym.core import InvalidAction, PuzzleInfo, Reply, TextPuzzleEnv
+from mtp_gym.core import InvalidAction, PuzzleInfo, Reply, TextPuzzleEnv, check_choice
 from mtp_gym.multiagent import word_chain_v0  # noqa: E402,F401  (PettingZoo AEC env: mtp_gym.word_chain_v0.env())
 from mtp_gym.registration import ENV_IDS, GAME_IDS, register_envs
 
@@ -32,8 +32,7 @@ __all__ = [
 
 
 def _spec_kwargs(env_id: str) -> dict[str, Any]:
-    if env_id not in ENV_IDS:
-        raise ValueError(f"unknown env id {env_id!r}; allowed: {sorted(ENV_IDS)}")
+    check_choice("env_id", env_id, sorted(ENV_IDS))
     return {"game": GAME_IDS[env_id]} if env_id in GAME_IDS else {}
 
 
@@ -44,7 +43,9 @@ def puzzle_class(env_id: str) -> type[TextPuzzleEnv]:
         from mtp_gym.games.env import GameEnv
 
         return GameEnv
-    return load_env_creator(ENV_IDS[env_id])
+    creator: object = load_env_creator(ENV_IDS[env_id])
+    assert isinstance(creator, type) and issubclass(creator, TextPuzzleEnv)  # the entry point is the env class
+    return creator
 
 
 def puzzle_info(env_id: str) -> PuzzleInfo:

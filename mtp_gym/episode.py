@@ -77,7 +77,9 @@ class Policy(Protocol):
 
     ``reset(seed)`` starts a new episode (the seed makes stochastic policies repeatable);
     ``act(observation, info)`` is called with the reset observation first, then with each
-    reply, and returns the action text.
+    reply, and returns the action text. Optional: ``async aact(observation, info)`` (played on
+    the harness's event loop instead of a thread) and ``async aclose()`` (called when an
+    in-flight slot is done with the agent: release connections).
     """
 
     def reset(self, seed: int | None = None) -> None: ...

@@ -21,6 +21,39 @@ ENV_IDS: dict[str, str] = {
     "MTP/TuringMachine-v0": "mtp_gym.turing_machine.env:TuringMachineEnv",
 }
 
+#: The scripted agents of each env-level puzzle: kind -> entry point, loaded when first made
+#: (``mtp_gym.agents`` registers them; the query games' generic ones are bound to each game there).
+SCRIPTED_AGENTS: dict[str, dict[str, str]] = {
+    "MTP/WordGuess-v0": {
+        "oracle": "mtp_gym.agents.oracles.word_guess:WordGuessOracle",
+        "random": "mtp_gym.agents.random_agent:WordGuessRandomAgent",
+    },
+    "MTP/MovieRec-v0": {
+        "oracle": "mtp_gym.agents.oracles.movie_rec:MovieRecOracle",
+        "random": "mtp_gym.agents.random_agent:MovieRecRandomAgent",
+    },
+    "MTP/CircuitDecoding-v0": {
+        "oracle": "mtp_gym.agents.oracles.circuit_decoding:CircuitDecodingOracle",
+        "random": "mtp_gym.agents.random_agent:CircuitDecodingRandomAgent",
+    },
+    "MTP/WordChain-v0": {
+        "oracle": "mtp_gym.agents.oracles.word_chain:WordChainOracle",
+        # The floor is a random word of the list: a random LEGAL word never loses under the
+        # paper's rules, so it would score like the oracle.
+        "random": "mtp_gym.agents.random_agent:WordChainRandomWordAgent",
+        "random_legal": "mtp_gym.agents.random_agent:WordChainRandomAgent",
+    },
+    "MTP/TwentyQuestions-v0": {
+        "oracle": "mtp_gym.agents.oracles.twenty_questions:TwentyQuestionsOracle",
+        "adversarial": "mtp_gym.agents.oracles.twenty_questions:TwentyQuestionsAdversary",
+        "random": "mtp_gym.agents.random_agent:TwentyQuestionsRandomAgent",
+    },
+    "MTP/TuringMachine-v0": {
+        "oracle": "mtp_gym.agents.oracles.turing_machine:TuringMachineOracle",
+        "random": "mtp_gym.agents.random_agent:TuringMachineRandomAgent",
+    },
+}
+
 #: Hidden-state query games (interactive reasoning paper): env id -> ``Game`` class. One generic
 #: env (``GAME_ENTRY_POINT``) serves them all; add one line per game file in mtp_gym/games/.
 GAME_ENTRY_POINT = "mtp_gym.wrappers.probes:make_game_env"

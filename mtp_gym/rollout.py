@@ -51,6 +51,11 @@ Records
     the policy's optional ``rollout_extra()`` returns after the episode: token ids, masks, ...).
     The secret state (``info["hidden"]``) is not recorded.
 
+    An :class:`Episode` is a trainer's view of a rollout (messages as the policy saw them,
+    per-step rewards, group and policy seeds, token-level extras), not the evaluation log's
+    record: :meth:`Episode.to_record` gives the :class:`mtp_gym.eval.record.EpisodeRecord`
+    of a benchmark episode, for the log and the report.
+
 Export
     :func:`save_jsonl` / :func:`load_jsonl` (one JSON object per line) and :func:`to_dataset` /
     :func:`from_dataset` (Hugging Face ``datasets``, optional: ``pip install datasets``) round-trip
@@ -69,16 +74,17 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
 
 import mtp_gym  # noqa: F401  (registers the ids)
-from mtp_gym.core import check_int
+from mtp_gym.core import check_choice, check_int
 from mtp_gym.episode import INFRA_ERROR, run_episode
 from mtp_gym.eval.harness import EXECUTORS, AgentConfig, bounded_map
 from mtp_gym.eval.log import to_jsonable
+from mtp_gym.eval.record import EpisodeRecord, task_of
 
 __all__ = [
     "Episode",
@@ -97,7 +103,7 @@ PolicySource = str | AgentConfig | Callable[[], Any]
 
 @dataclass
 class Episode:
-    """One collected episode (see the module docstring for the fields)."""
+    """One collected episode, as a trainer reads it (see the module docstring for the fields)."""
 
     env_id: str
     agent: str
@@ -128,6 +134,32 @@ class Episode:
     def from_dict(cls, d: dict[str, Any]) -> Episode:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})
+
+    def to_record(self, env_kwargs: dict[str, Any] | None = None) -> EpisodeRecord:
+        """The evaluation record of this episode (a benchmark configuration's), its task stamped
+        from ``env_kwargs`` (those :func:`collect` was given); member ``k`` of its group is
+        sample ``k`` of the configuration. The chat messages stand for the transcript."""
+        if self.config_id is None:
+            raise ValueError("to_record: a generated configuration (config_id None) has no benchmark record")
+        _, level, probe = task_of(self.env_id, env_kwargs or {})
+        return EpisodeRecord(
+            agent=self.agent,
+            env_id=self.env_id,
+            config_id=self.config_id,
+            sample=self.member,
+            seed=self.env_seed,
+            outcome=self.outcome,
+            score=self.score,
+            turns=self.turns,
+            format_errors=self.format_errors,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            seconds=self.seconds,
+            error=self.error,
+            transcript=list(self.messages),
+            level=level,
+            probe=probe,
+        )
 
 
 def group_seeds(seed: int, group_id: int, group_size: int) -> tuple[int, list[int]]:
@@ -162,7 +194,7 @@ def _chat_messages(transcript: list[dict[str, str]], policy: Any) -> list[dict[s
     transcript's actions; any other policy gets the env transcript (with the ``style``'s
     system prompt and suffix if it has one).
     """
-    style = getattr(policy, "style", None)
+    style: Any = getattr(policy, "style", None)
     history = getattr(policy, "history", None)
     actions = [m["content"] for m in transcript if m["role"] == "assistant"]
     if (
@@ -191,14 +223,14 @@ def _chat_messages(transcript: list[dict[str, str]], policy: Any) -> list[dict[s
 _LOCAL = threading.local()
 
 
-def _build_policy(source: PolicySource, env_id: str) -> Any:
+def _build_policy(source: AgentConfig | Callable[[], Any], env_id: str) -> Any:
     if isinstance(source, AgentConfig):
         return source.build(env_id)
     return source()
 
 
 def _play(
-    source: PolicySource, label: str, env_id: str, env_kwargs: dict[str, Any], run: str, task: tuple
+    source: AgentConfig | Callable[[], Any], label: str, env_id: str, env_kwargs: dict[str, Any], run: str, task: tuple
 ) -> dict[str, Any]:
     """Play one group member and return its record as a dict (worker entry point).
 
@@ -262,12 +294,11 @@ def collect(
     """
     check_int("group_size", group_size)
     check_int("workers", workers)
-    if executor not in EXECUTORS:
-        raise ValueError(f"executor must be one of {list(EXECUTORS)}, got {executor!r}")
+    check_choice("executor", executor, EXECUTORS)
     env_kwargs = dict(env_kwargs or {})
     if config_ids is None:
         check_int("num_groups (with config_ids=None)", num_groups)
-        group_configs: list[int | None] = [None] * num_groups
+        group_configs: list[int | None] = [None for _ in range(cast(int, num_groups))]
     else:
         if num_groups is not None:
             raise ValueError("give config_ids or num_groups, not both")
@@ -276,8 +307,7 @@ def collect(
         policy = AgentConfig(policy, dict(agent_kwargs or {}))
     elif agent_kwargs:
         raise ValueError("agent_kwargs go with an agent spec string only")
-    is_spec = isinstance(policy, AgentConfig)
-    label = policy.label if is_spec else getattr(policy, "__name__", type(policy).__name__)
+    label = policy.label if isinstance(policy, AgentConfig) else getattr(policy, "__name__", type(policy).__name__)
 
     tasks = []
     for group_id, config_id in enumerate(group_configs):
@@ -288,7 +318,7 @@ def collect(
     kind = executor
     if kind == "auto":
         # Endpoints and shared models wait or serialize (threads); scripted agents use the CPU.
-        kind = "process" if is_spec and not policy.is_model() else "thread"
+        kind = "process" if isinstance(policy, AgentConfig) and not policy.is_model() else "thread"
     records: list[dict[str, Any]] = []
     if workers == 1 and executor != "process":
         try:
@@ -381,7 +411,7 @@ def to_sft(
     return rows
 
 
-#: Every re-prompt of a malformed action starts with this (``TextPuzzleEnv._reject``).
+#: Every re-prompt of a malformed action starts with this (``mtp_gym.core.FormatErrors.reject``).
 _REJECT_PREFIX = "Invalid action: "
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from latency_endpoint import LatencyEndpoint
+from fake_endpoint import LatencyEndpoint
 
 from mtp_gym.eval.harness import AgentConfig, _executor_kind, run_eval
 from mtp_gym.eval.log import read_episodes

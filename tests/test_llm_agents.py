@@ -23,6 +23,7 @@ import urllib.request
 
 import gymnasium as gym
 import pytest
+from fake_endpoint import FakeEndpoint, forward, status
 
 import mtp_gym
 from mtp_gym.core import OUTCOMES
@@ -368,66 +369,18 @@ def test_server_gone_for_good_is_an_infra_error_not_a_loss(tmp_path):
     assert row.episodes == 0 and row.infra_errors == 1
 
 
-class FlakyProxy:
-    """A loopback HTTP proxy in front of the server: the first replies are the given error statuses."""
-
-    def __init__(self, target: str, statuses: list[int]) -> None:
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-        queue = list(statuses)
-        self.seen: list[int] = []
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                if queue:
-                    status = queue.pop(0)
-                    proxy.seen.append(status)
-                    payload = b'{"error": {"message": "try again", "type": "server_error"}}'
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
-                    return
-                req = urllib.request.Request(
-                    target + self.path.removeprefix("/v1"), data=body, headers={"Content-Type": "application/json"}
-                )
-                with urllib.request.urlopen(req, timeout=120) as resp:
-                    data, status = resp.read(), resp.status
-                proxy.seen.append(status)
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 def test_retry_on_429_and_5xx_then_success(server):
     from mtp_gym.agents import make_agent
 
-    proxy = FlakyProxy(server.url, [429, 503, 500])
-    try:
+    # A loopback proxy in front of the server: the first replies are these error statuses.
+    busy = '{"error": {"message": "try again", "type": "server_error"}}'
+    with FakeEndpoint([status(code, busy) for code in (429, 503, 500)], default=forward(server.url)) as proxy:
         agent = make_agent(
             "openai:smollm2", "MTP/WordGuess-v0", base_url=proxy.url, max_tokens=MAX_TOKENS, backoff=0.01
         )
         agent.reset(seed=0)
         action = agent.act("Say one five-letter word in <attempt></attempt> tags.", {})
-    finally:
-        proxy.close()
-    assert proxy.seen == [429, 503, 500, 200]
+    assert [r["status"] for r in proxy.requests] == [429, 503, 500, 200]
     assert agent.usage["retries"] == 3 and agent.usage["calls"] == 1 and isinstance(action, str)
 
 

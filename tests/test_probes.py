@@ -87,7 +87,9 @@ def test_oracle_wins_through_the_probe_on_the_whole_split(env_id, probe):
 @pytest.mark.parametrize("env_id", GAME_ENV_IDS)
 def test_every_game_has_a_template_for_every_domain(env_id):
     cls = _cls(env_id)
-    assert cls.name in TEMPLATES, f"add {cls.name} to TEMPLATES in mtp_gym/wrappers/probes/domains.py"
+    assert cls.name in TEMPLATES, (
+        f"give {cls.name} its nouns: a `domains` class attribute (mtp_gym/games/domains.py: nouns)"
+    )
     for domain in DOMAINS:
         vocab = domain_template(cls, domain)
         assert set(vocab) == set(cls.vocabulary)
@@ -136,7 +138,7 @@ def test_isomorphic_story_differs_from_the_clean_text_by_more_than_the_nouns(env
     from difflib import SequenceMatcher
 
     cls = _cls(env_id)
-    assert cls.name in STORIES, f"add a story for {cls.name} to mtp_gym/wrappers/probes/stories.py"
+    assert cls.name in STORIES, f"give {cls.name} a `story` class attribute (mtp_gym/games/domains.py: Story)"
     clean = _wording(cls.rules_template + " ".join(q.help for q in cls.queries))
     for level, domain in zip((1, 3, 5, 2, 4), DOMAINS):
         template, wording = domain_template(cls, domain), domain_wording(cls, domain)

@@ -6,13 +6,11 @@ it skip when ``ray`` is not installed (``pip install ray``).
 
 from __future__ import annotations
 
-import json
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from fake_endpoint import FakeEndpoint, by_turn
 
 from mtp_gym.cli import main
 from mtp_gym.eval.harness import AgentConfig, benchmark_subset, run_eval
@@ -133,72 +131,23 @@ def test_an_error_on_a_worker_is_raised_as_the_local_backend_raises_it(ray, tmp_
         run_eval([wg], AgentConfig("oracle"), tmp_path / "local", config_ids={wg: [400]}, progress=False)
 
 
-class FakeChatServer:
-    """An OpenAI-compatible endpoint on 127.0.0.1 that wants one API key and answers deterministically."""
-
-    WORDS = ["crane", "slate", "moist", "pound", "lucky", "zebra"]
-
-    def __init__(self, key: str) -> None:
-        words = self.WORDS
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                if self.headers.get("Authorization") != f"Bearer {key}":
-                    status, reply = 401, {"error": {"message": "bad key", "type": "invalid_request_error"}}
-                else:
-                    turn = sum(m["role"] == "assistant" for m in body["messages"])
-                    text = f"My guess: <attempt>{words[turn % len(words)]}</attempt>"
-                    status, reply = (
-                        200,
-                        {
-                            "id": "x",
-                            "object": "chat.completion",
-                            "created": 0,
-                            "model": body["model"],
-                            "choices": [
-                                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
-                            ],
-                            "usage": {
-                                "prompt_tokens": len(json.dumps(body["messages"])) // 4,
-                                "completion_tokens": 7,
-                                "total_tokens": 0,
-                            },
-                        },
-                    )
-                data = json.dumps(reply).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+#: The fixed guesses of the endpoint's player (one per turn, from the start again after the last).
+WORDS = ["crane", "slate", "moist", "pound", "lucky", "zebra"]
 
 
 def test_endpoint_agent_is_built_on_the_worker_with_the_drivers_endpoint_and_key(ray, tmp_path, monkeypatch):
-    # Set after ray.init: the workers only see these if the backend forwards them.
-    server = FakeChatServer(key="sekret-123")
-    monkeypatch.setenv("MTP_TEST_KEY", "sekret-123")
-    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
-    try:
+    # An endpoint that wants one API key (else 401) and answers deterministically.
+    guesses = [f"My guess: <attempt>{w}</attempt>" for w in WORDS]
+    with FakeEndpoint(default=by_turn(guesses, cycle=True, completion_tokens=7), api_key="sekret-123") as server:
+        # Set after ray.init: the workers only see these if the backend forwards them.
+        monkeypatch.setenv("MTP_TEST_KEY", "sekret-123")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
         config = AgentConfig("openai:fake", {"api_key_env": "MTP_TEST_KEY", "max_retries": 0})
         wg, short = ["MTP/WordGuess-v0"], {"MTP/WordGuess-v0": {"max_turns": 4}}
         on_ray = run_eval(
             wg, config, tmp_path / "ray", split="4", workers=2, env_kwargs=short, backend="ray", progress=False
         )
         local = run_eval(wg, config, tmp_path / "local", split="4", env_kwargs=short, progress=False)
-    finally:
-        server.close()
     got = by_key(on_ray.path)
     # No infra_error (a worker without the key gets 401): the games ran out of turns, as the fixed guesses must.
     assert [r["outcome"] for r in got.values()] == ["timeout"] * 4, [r["error"] for r in got.values()]

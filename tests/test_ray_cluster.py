@@ -12,8 +12,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from fake_endpoint import LatencyEndpoint
 from helpers import CLI_ENV
-from latency_endpoint import LatencyEndpoint
 
 from mtp_gym.eval.harness import AgentConfig, run_eval
 from mtp_gym.eval.log import read_episodes

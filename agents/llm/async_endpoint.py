@@ -136,12 +136,13 @@ class AsyncConnection:
         timeout = max(0.001, min(c.connect_timeout, deadline - time.monotonic()))
         context = ssl.create_default_context() if c.https else None
         try:
-            self._reader, self._writer = await asyncio.wait_for(
+            reader, writer = await asyncio.wait_for(
                 asyncio.open_connection(c.host, c.port, ssl=context, limit=1 << 20), timeout
             )
         except (OSError, ssl.SSLError, asyncio.TimeoutError) as err:
             raise Unreachable(f"cannot connect to {c.host}:{c.port}: {err or 'timed out'}") from err
-        sock = self._writer.get_extra_info("socket")
+        self._reader, self._writer = reader, writer
+        sock = writer.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 

@@ -91,3 +91,7 @@ class ChatAgent:
     async def acomplete(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
         """:meth:`complete` without blocking the event loop (default: in a worker thread)."""
         return await asyncio.to_thread(self.complete, messages)
+
+    async def aclose(self) -> None:
+        """Release what the event-loop path holds (connections); the harness calls it when an
+        in-flight slot is done with the agent. Default: nothing to release."""

@@ -53,6 +53,13 @@ class HandoffAgent:
             return self._played(observation, await agent.aact(observation, info))
         return self._played(observation, agent.act(observation, info))
 
+    async def aclose(self) -> None:
+        """Close both agents' event-loop resources (:meth:`ChatAgent.aclose`)."""
+        for agent in (self.first, self.finisher):
+            aclose = getattr(agent, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
     def _agent(self, info: dict[str, Any]) -> Any:
         if not self._handed_over and info.get("turn", 0) + 1 >= self.handoff_turn:
             self.finisher.take_over(self.messages)

@@ -85,7 +85,8 @@ def _load_cached(path: str, gguf_file: str | None, device: str, dtype: str | Non
     tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
     if dtype is not None:
         kwargs["dtype"] = getattr(torch, dtype)
-    model = AutoModelForCausalLM.from_pretrained(path, **kwargs).to(device).eval()
+    loaded: Any = AutoModelForCausalLM.from_pretrained(path, **kwargs)  # Any: transformers types .to() as unbound
+    model = loaded.to(device).eval()
     return model, tokenizer, Batcher(model, tokenizer, device, context_window=model_context_window(model))
 
 

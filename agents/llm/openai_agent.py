@@ -18,9 +18,11 @@ from mtp_gym.agents.llm.endpoint import Connection, Dropped, Fault, Unreachable,
 from mtp_gym.agents.llm.prompts import PromptStyle
 from mtp_gym.episode import ContextOverflow, EndpointUnreachable, InfrastructureError
 
-__all__ = ["OpenAIChatAgent", "OPENAI_BASE_URL"]
+__all__ = ["OpenAIChatAgent", "OPENAI_BASE_URL", "BASE_URL_ENV", "API_KEY_ENV"]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+#: The environment variable of the default endpoint, and of the key (``api_key_env``'s default).
+BASE_URL_ENV, API_KEY_ENV = "OPENAI_BASE_URL", "OPENAI_API_KEY"
 _log = logging.getLogger(__name__)
 #: Endpoints already warned about replies without usable token counts (one warning each).
 _WARNED_USAGE: set[str] = set()
@@ -66,7 +68,7 @@ class OpenAIChatAgent(ChatAgent):
         self,
         model: str,
         base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
+        api_key_env: str = API_KEY_ENV,
         temperature: float | None = None,
         top_p: float | None = None,
         max_tokens: int | None = None,
@@ -90,7 +92,7 @@ class OpenAIChatAgent(ChatAgent):
         for name, value in (("timeout", timeout), ("action_timeout", action_timeout)):
             if not value > 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        base_url = base_url or os.environ.get(BASE_URL_ENV)
         api_key = os.environ.get(api_key_env)
         if api_key is None:
             if base_url is None:
@@ -194,12 +196,20 @@ class OpenAIChatAgent(ChatAgent):
                 kind, value = policy.send(outcome)
                 if kind == "post":
                     outcome = await self._atry(payload, value)
-                elif self._sleep is time.sleep:
-                    outcome = await asyncio.sleep(value)
+                    continue
+                if self._sleep is time.sleep:
+                    await asyncio.sleep(value)
                 else:  # an injected clock (tests) decides how waiting works
-                    outcome = self._sleep(value)
+                    self._sleep(value)
+                outcome = None
         except StopIteration as done:
             return done.value
+
+    async def aclose(self) -> None:
+        """Close the keep-alive connection of the event-loop path (a later action opens a new one)."""
+        if self._aconnection is not None:
+            self._aconnection.close()
+            self._aconnection = None
 
     def _try(self, payload: dict[str, Any], deadline: float) -> dict[str, Any] | Fault:
         try:

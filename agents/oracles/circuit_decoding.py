@@ -72,4 +72,5 @@ class CircuitDecodingOracle:
             if "used all" in observation:  # a re-prompt after the budget: answer now
                 self._left = 0
             return
+        assert self.posterior is not None  # made at the first observation
         self.posterior.observe(c, row, out)

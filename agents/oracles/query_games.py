@@ -86,6 +86,7 @@ def _pick(entropies: dict[Any, float], strategy: str, rng: np.random.Generator |
     those with any entropy at all (None when no query tells the candidates apart)."""
     informative = [q for q, h in entropies.items() if h > 1e-12]
     if strategy == "any" and informative:
+        assert rng is not None, "strategy 'any' needs an rng"
         return informative[int(rng.integers(len(informative)))]
     best = None
     for q in informative:
@@ -149,6 +150,12 @@ class QueryGameOracle:
         self.space: VersionSpace | None = None
         self.evidence: dict[tuple[str, tuple], Hashable] = {}
 
+    @property
+    def live_space(self) -> VersionSpace:
+        """The current configuration's hypothesis space (set by the first ``act``)."""
+        assert self.space is not None, "act() before the first observation"
+        return self.space
+
     def observe(self, query: str, args: tuple, answer: Hashable) -> None:
         """Record (or replace) the answer to ``query(*args)``."""
         self.evidence[(query, tuple(args))] = answer
@@ -182,10 +189,10 @@ class QueryGameOracle:
         return self._ask(space.queries[qi])
 
     def _act_sampled(self) -> str:
-        game = self.space.game
+        game = self.live_space.game
         evidence = [(q, a, v) for (q, a), v in self.evidence.items()]
         states = game.sample_consistent(evidence, self.rng, self.sample_size)
-        unasked = [q for q in self.space.queries if q not in self.evidence]
+        unasked = [q for q in self.live_space.queries if q not in self.evidence]
         if not states:
             return self._ask(unasked[0]) if unasked else self._submit(game.target(game.sample_hidden(self.rng)))
         targets = {game.target(s) for s in states}
@@ -205,11 +212,11 @@ class QueryGameOracle:
         return self._ask(best)
 
     def _submit(self, target: Hashable) -> str:
-        return f"<answer>{self.space.game.format_answer(target)}</answer>"
+        return f"<answer>{self.live_space.game.format_answer(target)}</answer>"
 
     def _ask(self, q: tuple[str, tuple]) -> str:
         name, args = q
-        return self.space.game.describe_query(name, args)
+        return self.live_space.game.describe_query(name, args)
 
 
 class QueryGameRandomAgent:

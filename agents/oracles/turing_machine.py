@@ -76,6 +76,7 @@ class TuringMachineOracle:
 
     def _decide(self) -> str:
         belief = self.belief
+        assert belief is not None  # made at the first observation (act)
         certain = belief.certain_answer()
         if certain is not None and self.relaxed is not None and self.relaxed.certain_answer() is None:
             belief, certain = self.relaxed, None  # the strict rules agree; make sure without them
@@ -103,6 +104,7 @@ class TuringMachineOracle:
 
     def _format(self, choice: str) -> str:
         parts = []
+        assert self.belief is not None  # made at the first observation (act)
         if self.cot:
             n = len(self.belief.candidate_answers())
             parts.append(
@@ -144,6 +146,7 @@ def min_expected_queries(card_ids: tuple[int, ...]) -> float:
             if yes and no:
                 cost = total(yes) + total(no)
                 best = cost if best is None or cost < best else best
+        assert best is not None  # two answers or more: some verifier's split separates them
         return s.bit_count() + best
 
     return total(full) / n

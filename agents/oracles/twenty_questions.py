@@ -35,22 +35,22 @@ class _Answerer:
     def _yes_words(self, observation: str) -> frozenset[str]:
         """The lexicon words for which the last question's true answer is "yes"."""
         if self.lexicon is None:
-            self.lexicon = {w: frozenset(h) for w, h in parse_instructions(observation).items()}
-            self._start()
+            self.lexicon = lexicon = {w: frozenset(h) for w, h in parse_instructions(observation).items()}
+            self._start(lexicon)
         kind, subject = parse_question(observation)
         if kind == GUESS:
             return frozenset({subject}) & self.lexicon.keys()
         return frozenset(w for w, hyps in self.lexicon.items() if subject in hyps)
 
-    def _start(self) -> None:
+    def _start(self, lexicon: dict[str, frozenset[str]]) -> None:
         pass
 
 
 class TwentyQuestionsOracle(_Answerer):
     """Truthful answerer for a secret word it picks at the first observation."""
 
-    def _start(self) -> None:
-        words = sorted(self.lexicon)
+    def _start(self, lexicon: dict[str, frozenset[str]]) -> None:
+        words = sorted(lexicon)
         self.secret = words[int(self.rng.integers(len(words)))]
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
@@ -61,8 +61,8 @@ class TwentyQuestionsOracle(_Answerer):
 class TwentyQuestionsAdversary(_Answerer):
     """Answers so that as many words as possible stay consistent with all its answers."""
 
-    def _start(self) -> None:
-        self.consistent = frozenset(self.lexicon)
+    def _start(self, lexicon: dict[str, frozenset[str]]) -> None:
+        self.consistent = frozenset(lexicon)
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         yes = self._yes_words(observation)

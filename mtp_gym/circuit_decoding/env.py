@@ -279,6 +279,7 @@ def function_distribution(num_inputs: int, num_and: int, num_or: int, num_not: i
         out: dict[int, float] = {}
         types = [g for g, left in ((AND, a), (OR, o), (NOT, n)) if left > 0]
         m = len(signals)
+        branches: list[tuple[tuple[int, ...], float]]
         for gate in types:
             if gate == NOT:
                 branches = [((i,), 1.0 / m) for i in range(m)]
@@ -385,7 +386,7 @@ def prepare_game(config: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any
     """Truth tables and the ``info["hidden"]`` record of a configuration (treat as read-only)."""
     c, k = config["num_circuits"], config["num_inputs"]
     tables = tuple(evaluate_layers(circ["layers"], k) for circ in config["circuits"])
-    circuits = [
+    circuits: list[dict[str, Any]] = [
         {
             "label": label,
             "gates": dict(circ["gates"]),
@@ -552,7 +553,7 @@ class CircuitDecodingEnv(TextPuzzleEnv):
         self.num_inputs = num_inputs
         self.max_not = max_not
         self.num_queries = num_queries
-        shapes = BENCH_SHAPES if num_circuits is None else ((num_circuits, num_inputs),)
+        shapes = BENCH_SHAPES if num_circuits is None or num_inputs is None else ((num_circuits, num_inputs),)
         longest = max(
             max(len(instructions_text(c, k, {AND: 99, OR: 99, NOT: 99}, num_queries)), c * ((1 << k) + 8))
             for c, k in shapes
@@ -594,7 +595,7 @@ class CircuitDecodingEnv(TextPuzzleEnv):
 
     def _setup_generated(self) -> None:
         rng = self.np_random
-        if self.num_circuits is None:
+        if self.num_circuits is None or self.num_inputs is None:  # both None (checked together)
             c, k = BENCH_SHAPES[int(rng.integers(len(BENCH_SHAPES)))]
         else:
             c, k = self.num_circuits, self.num_inputs

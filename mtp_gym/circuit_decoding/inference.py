@@ -44,10 +44,11 @@ _QUERIES_RE = re.compile(r"You have (\d+) quer(?:y|ies) to figure")
 
 def read_setup(observation: str) -> dict[str, Any]:
     """Shape, inventory and query budget from the Circuit Decoding instructions."""
-    found = [r.search(observation) for r in (_INVENTORY_RE, _CIRCUITS_RE, _INPUTS_RE, _QUERIES_RE)]
-    if not all(found):
+    inventory, circuits, inputs, queries = (
+        r.search(observation) for r in (_INVENTORY_RE, _CIRCUITS_RE, _INPUTS_RE, _QUERIES_RE)
+    )
+    if inventory is None or circuits is None or inputs is None or queries is None:
         raise ValueError("no Circuit Decoding instructions in this observation")
-    inventory, circuits, inputs, queries = found
     x, y, z = (int(g) for g in inventory.groups())
     c = int(circuits.group(1))
     return {
@@ -161,12 +162,13 @@ class CircuitPosterior:
         g = self.weights()
         cands = [[int(f) for f in np.argsort(-m[c], kind="stable") if m[c, f] > 0] for c in range(self.c)]
         bound_bwd = self._backward(g.max(axis=2))
-        best = [0.0, tuple(int(cs[0]) for cs in cands)]
+        best_value, best_choice = 0.0, tuple(int(cs[0]) for cs in cands)
         nodes = [0]
         start = np.zeros((self.x + 1, self.z + 1))
         start[0, 0] = 1.0
 
         def search(c: int, fwd: np.ndarray, chosen: tuple[int, ...]) -> None:
+            nonlocal best_value, best_choice
             for f in cands[c]:
                 nodes[0] += 1
                 if nodes[0] > node_budget:
@@ -174,13 +176,13 @@ class CircuitPosterior:
                 nxt = self._shift_add(fwd, g[c, :, f])
                 if c + 1 == self.c:
                     value = float(nxt[self.x, self.z])
-                    if value > best[0]:
-                        best[0], best[1] = value, chosen + (f,)
-                elif float((nxt * bound_bwd[c + 1]).sum()) > best[0]:
+                    if value > best_value:
+                        best_value, best_choice = value, chosen + (f,)
+                elif float((nxt * bound_bwd[c + 1]).sum()) > best_value:
                     search(c + 1, nxt, chosen + (f,))
 
         search(0, start, ())
-        return tuple(self.functions[f] for f in best[1])
+        return tuple(self.functions[f] for f in best_choice)
 
     def certain(self) -> bool:
         return bool(np.all(self.marginals().max(axis=1) >= 1 - 1e-12))

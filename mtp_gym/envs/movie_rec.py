@@ -11,7 +11,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mtp_gym.core import PAPERS, InvalidAction, PuzzleInfo, Reply, TextPuzzleEnv, check_int, control_field
+from mtp_gym.core import (
+    PAPERS,
+    InvalidAction,
+    PuzzleInfo,
+    Reply,
+    TextPuzzleEnv,
+    check_choice,
+    check_int,
+    control_field,
+)
 from mtp_gym.data import load_json
 from mtp_gym.parsing import find_tags
 
@@ -539,8 +548,7 @@ class MovieRecEnv(TextPuzzleEnv):
         max_format_errors: int = 3,
         render_mode: str | None = None,
     ) -> None:
-        if not isinstance(weight_hint, bool):
-            raise ValueError(f"weight_hint must be True or False, got {weight_hint!r}")
+        check_choice("weight_hint", weight_hint, (True, False))
         self.weight_hint = weight_hint
         check_int("num_questions", num_questions, 1, 1000)
         check_int("n_seen", n_seen, 2, 500)
@@ -653,6 +661,8 @@ class MovieRecEnv(TextPuzzleEnv):
         )
 
     def _parse(self, action: str) -> tuple[str, int, int] | tuple[str, int]:
+        movies = self._movies
+        assert movies is not None  # set by reset()
         if self._asked < self.num_questions:
             left = self.num_questions - self._asked
             i, j = self.read_tags(
@@ -660,7 +670,7 @@ class MovieRecEnv(TextPuzzleEnv):
                 "question",
                 self._read_question,
                 "questions",
-                show=lambda p: f"{self._movies.seen_titles[p[0]]} vs {self._movies.seen_titles[p[1]]}",
+                show=lambda p: f"{movies.seen_titles[p[0]]} vs {movies.seen_titles[p[1]]}",
                 missing=lambda: (
                     f"no <question>...</question> tag found; {left} question{'s' * (left != 1)} remaining."
                     + (" The final answer comes after all the questions." if find_tags(action, "final_answer") else "")
@@ -673,7 +683,7 @@ class MovieRecEnv(TextPuzzleEnv):
             "final_answer",
             self._read_final,
             "final answers",
-            show=lambda k: self._movies.unseen_titles[k],
+            show=lambda k: movies.unseen_titles[k],
             missing=lambda: (
                 "no <final_answer>...</final_answer> tag found."
                 + (" The questions are over." if find_tags(action, "question") else "")
@@ -710,6 +720,7 @@ class MovieRecEnv(TextPuzzleEnv):
 
     def _play(self, move: tuple) -> Reply:
         m = self._movies
+        assert m is not None  # set by reset()
         if move[0] == "question":
             _, i, j = move
             reply = answer(float(self._seen_u[i]), float(self._seen_u[j]), self.tie_tolerance)

@@ -514,10 +514,9 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
 
     def _ask(self) -> str:
         """Draw the user's next question; the re-prompt after a format error repeats it."""
-        lex = self._lexicon
-        self._question = user_question(
-            self._user_rng, self._consistent, lex.yes_sets, len(lex.words), self._asked, self.max_turns
-        )
+        lex, rng = self._lexicon, self._user_rng
+        assert lex is not None and rng is not None  # set by reset()
+        self._question = user_question(rng, self._consistent, lex.yes_sets, len(lex.words), self._asked, self.max_turns)
         kind, subject, _ = self._question_parts()
         return question_text(kind, subject)
 
@@ -528,12 +527,14 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
     def _question_parts(self) -> tuple[str, str, int]:
         kind, j = self._question
         lex = self._lexicon
+        assert lex is not None  # set by reset()
         if kind == GUESS:
             return kind, lex.words[j], 1 << j
         return kind, lex.labels[j], lex.yes_sets[j]
 
     def _instructions(self) -> str:
         kind, subject, _ = self._question_parts()
+        assert self._lexicon is not None  # set by reset()
         return self._lexicon.instructions + FIRST_QUESTION.format(question=question_text(kind, subject))
 
     def _parse(self, action: str) -> bool:

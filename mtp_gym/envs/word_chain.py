@@ -428,8 +428,9 @@ class WordChainEnv(TextPuzzleEnv):
         if game.over:
             if game.capped:
                 return Reply("", feedback)  # the base class ends it at the cap
+            assert game.stuck_letter is not None  # the game is over at a dead end
             feedback["dead_end"] = game.stuck_letter
-            text = dead_end_message(game.stuck_letter, False)  # type: ignore[arg-type]
+            text = dead_end_message(game.stuck_letter, False)
             return Reply(text, feedback, "success", 1.0)
         reply, kind = self._opponent_move()
         feedback["opponent_word"] = reply
@@ -437,11 +438,13 @@ class WordChainEnv(TextPuzzleEnv):
             feedback["opponent_violation"] = kind
             if kind == "format_error":
                 return Reply("I cannot find a word. I lose.", feedback, "success", 1.0)
+            assert reply is not None  # a word that broke a rule
             return Reply(violation_message(reply, kind, word, you=False), feedback, "success", 1.0)
         text = REPLY.format(word=reply)
         if game.over and not game.capped:
+            assert game.stuck_letter is not None
             feedback["dead_end"] = game.stuck_letter
-            text += "\n" + dead_end_message(game.stuck_letter, True)  # type: ignore[arg-type]
+            text += "\n" + dead_end_message(game.stuck_letter, True)
             return Reply(text, feedback, "success", 1.0)
         return Reply(text, feedback)
 
@@ -450,14 +453,15 @@ class WordChainEnv(TextPuzzleEnv):
         game = self._game
         if isinstance(self.opponent, str):
             legal = game.legal_moves()
-            word = legal[int(self.np_random.integers(len(legal)))]
-            game.play(word)
-            return word, None
+            pick = legal[int(self.np_random.integers(len(legal)))]
+            game.play(pick)
+            return pick, None
         message = (OPENING if len(game.chain) == 1 else REPLY).format(word=game.previous)
         if not self._opponent_seen_instructions:
             message = instructions(game.lexicon) + "\n\n" + message
             self._opponent_seen_instructions = True
         info = {"turn": game.words_said[1], "max_turns": self.max_turns, **game.public_info()}
+        word: str | None
         for _ in range(self.max_format_errors):
             try:
                 word = parse_word(prepare_reply(self.opponent.act(message, info)), game.previous)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 
 import mtp_gym  # noqa: F401  (registers the ids)
-from mtp_gym import puzzle_info
+from mtp_gym import TextPuzzleEnv, puzzle_info
 from mtp_gym.agents import agent_kinds
 from mtp_gym.registration import ENV_IDS
 
@@ -26,7 +26,7 @@ def env_table() -> list[dict[str, Any]]:
                 "id": env_id,
                 "suite": (f"{info.paper}, " if info.cell else "") + info.suite,
                 "levels": f"{info.levels[0]}-{info.levels[-1]} (default {info.default_level})" if info.levels else "-",
-                "split": env.unwrapped.num_configs,
+                "split": cast(TextPuzzleEnv, env.unwrapped).num_configs,
                 "agents": ", ".join(agent_kinds(env_id)),
             }
         )

@@ -18,19 +18,21 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 
 import mtp_gym  # noqa: F401  (registers the ids)
-from mtp_gym.core import check_int
+from mtp_gym.agents.base import is_model_spec, provider_of, transport_kwargs
+from mtp_gym.core import check_choice, check_int
 from mtp_gym.episode import INFRA_ERROR, arun_episode, run_episode
 from mtp_gym.eval.log import RunLog, record_key
+from mtp_gym.eval.record import EpisodeRecord, episode_record, probe_result
+from mtp_gym.eval.splits import benchmark_subset, episode_seed, select_configs
 
 __all__ = [
     "EndpointDown",
@@ -52,8 +54,6 @@ BACKENDS = ("local", "ray")
 RAY_INSTALL = "pip install 'ray>=2.10'"
 #: Ray CPUs one episode of an endpoint-only agent (``openai:``) reserves: it mostly waits on the network.
 RAY_ENDPOINT_CPUS = 0.25
-#: Agent kwargs that change how an endpoint is reached, not what the agent plays.
-TRANSPORT_KWARGS = ("base_url", "api_key_env", "max_retries", "backoff", "max_backoff", "timeout", "action_timeout")
 
 
 @dataclass(frozen=True)
@@ -89,10 +89,11 @@ class AgentConfig:
         return re.sub(r"[^A-Za-z0-9._@-]+", "_", self.label.replace(">", "_then_"))
 
     def identity(self) -> dict[str, Any]:
-        """What must not change within one run directory (transport settings may)."""
+        """What must not change within one run directory (transport settings may: every model
+        provider's ``transport_kwargs``, :func:`mtp_gym.agents.base.model_provider`)."""
         d = asdict(self)
         for kw in (d["kwargs"], d["finisher_kwargs"]):
-            for key in TRANSPORT_KWARGS:
+            for key in transport_kwargs():
                 kw.pop(key, None)
         return {"agent": self.label, **d}
 
@@ -104,82 +105,22 @@ class AgentConfig:
             return agent
         from mtp_gym.agents.llm.handoff import HandoffAgent
 
+        assert self.handoff_turn is not None  # set with finisher (__post_init__)
         return HandoffAgent(agent, make_agent(self.finisher, env_id, **self.finisher_kwargs), self.handoff_turn)
 
     def is_endpoint(self) -> bool:
-        """Whether every agent of the config plays through an endpoint (``openai:``)."""
-        return all(s is None or s.startswith("openai:") for s in (self.spec, self.finisher))
+        """Whether every agent of the config plays through an endpoint (a provider with
+        ``endpoint=True``: ``openai:``)."""
+        return all(s is None or _endpoint_spec(s) for s in (self.spec, self.finisher))
 
     def is_model(self) -> bool:
-        from mtp_gym.agents.base import MODEL_PREFIXES
-
-        return any(s and s.startswith(MODEL_PREFIXES) for s in (self.spec, self.finisher))
-
-
-def select_configs(split: str | int, total: int, strata: Mapping[str, Sequence[Hashable]] | None = None) -> list[int]:
-    """Config ids of a split: ``"full"``, or ``N`` of the ``total``, the same ids on every machine.
-
-    With ``strata`` (an env's :meth:`~mtp_gym.core.TextPuzzleEnv.config_strata`: factor name ->
-    value per config id), the ``N`` ids keep every factor's mix: each value of each factor
-    appears in proportion to its share of the split (within about one configuration), picked
-    greedily by the largest shortfall, ties broken by a fixed permutation of the ids. Without
-    strata, ``N`` ids ``floor(i * total / N)`` (i = 0 … N-1) spread evenly over the split.
-    """
-    if split == "full":
-        return list(range(total))
-    if isinstance(split, str):
-        if not split.isdigit():
-            raise ValueError(f"--split must be 'full' or a positive int, got {split!r}")
-        split = int(split)
-    if split < 1:
-        raise ValueError(f"--split must be 'full' or a positive int, got {split!r}")
-    if split >= total:
-        return list(range(total))
-    if strata:
-        return _stratified(split, total, strata)
-    return sorted({int(i) for i in np.floor(np.arange(split) * total / split)})
+        """Whether an agent of the config is a model (``openai:``, ``hf:``, ``py:``), not a scripted one."""
+        return any(is_model_spec(s) for s in (self.spec, self.finisher))
 
 
-def _stratified(n: int, total: int, strata: Mapping[str, Sequence[Hashable]]) -> list[int]:
-    codes, shares, counts = [], [], []
-    for name, values in strata.items():
-        if len(values) != total:
-            raise ValueError(f"stratum {name!r} has {len(values)} values for {total} configurations")
-        index: dict[Hashable, int] = {}
-        code = np.array([index.setdefault(v, len(index)) for v in values])
-        codes.append(code)
-        shares.append(np.bincount(code) / total)
-        counts.append(np.zeros(len(index)))
-    rank = np.empty(total)
-    rank[np.random.default_rng(0).permutation(total)] = np.arange(total)
-    free = np.ones(total, dtype=bool)
-    picked = []
-    for k in range(1, n + 1):
-        shortfall = sum(share[code] * k - count[code] for code, share, count in zip(codes, shares, counts))
-        shortfall[~free] = -np.inf
-        best = np.flatnonzero(shortfall >= shortfall.max() - 1e-9)
-        pick = int(best[np.argmin(rank[best])])
-        picked.append(pick)
-        free[pick] = False
-        for code, count in zip(codes, counts):
-            count[code[pick]] += 1
-    return sorted(picked)
-
-
-def benchmark_subset(env: gym.Env, split: str | int) -> list[int]:
-    """:func:`select_configs` over ``env``'s benchmark split, keeping its strata."""
-    base = env.unwrapped
-    return select_configs(split, base.num_configs, base.config_strata())
-
-
-def episode_seed(config_id: int, sample: int = 0, seed: int | None = None) -> int:
-    """The reset seed of one episode: the config id itself for the first sample without
-    ``--seed`` (as ``gym.make(...).reset(options={"config_id": i})``), else a fixed mix of
-    (``seed``, config id, sample), the same on every machine."""
-    if seed is None and sample == 0:
-        return config_id
-    state = np.random.SeedSequence([seed or 0, config_id, sample]).generate_state(1)[0]
-    return int(state) & 0x7FFFFFFF
+def _endpoint_spec(spec: str) -> bool:
+    provider = provider_of(spec)
+    return provider is not None and provider.endpoint
 
 
 # Per-worker (thread or process) envs and agents, built once and reused across episodes.
@@ -193,7 +134,7 @@ def play_config(
     config_id: int,
     sample: int = 0,
     seed: int | None = None,
-) -> dict[str, Any]:
+) -> EpisodeRecord:
     """Play sample ``sample`` of one benchmark configuration and return its log record (worker
     entry point); the episode's reset seed is :func:`episode_seed`."""
     cache = getattr(_LOCAL, "cache", None)
@@ -201,7 +142,7 @@ def play_config(
         cache = _LOCAL.cache = {}
     env, agent = _player(cache, agent_config, env_id, env_kwargs)
     result = run_episode(env, agent, config_id=config_id, seed=episode_seed(config_id, sample, seed))
-    return episode_record(agent_config, env_id, sample, result)
+    return episode_record(agent_config, env_id, sample, result, env_kwargs)
 
 
 async def aplay_config(
@@ -210,13 +151,13 @@ async def aplay_config(
     env_kwargs: dict[str, Any],
     task: tuple[str, int, int],
     seed: int | None,
-) -> dict[str, Any]:
+) -> EpisodeRecord:
     """:func:`play_config` of ``task`` (env id, config id, sample) on the event loop; ``players``
     belong to one in-flight slot and are reused for its next episodes."""
     env_id, config_id, sample = task
     env, agent = _player(players, agent_config, env_id, env_kwargs)
     result = await arun_episode(env, agent, config_id=config_id, seed=episode_seed(config_id, sample, seed))
-    return episode_record(agent_config, env_id, sample, result)
+    return episode_record(agent_config, env_id, sample, result, env_kwargs)
 
 
 def _player(cache: dict[tuple, Any], agent_config: AgentConfig, env_id: str, env_kwargs: dict[str, Any]) -> Any:
@@ -227,47 +168,9 @@ def _player(cache: dict[tuple, Any], agent_config: AgentConfig, env_id: str, env
     return cache[key]
 
 
-def probe_result(hidden: Any) -> dict[str, Any] | None:
-    """The scalar figures of a query-game probe's end-of-episode record
-    (``info["hidden"]["probe"]``: e.g. the necessity probe's ``full_success``,
-    ``pruning_ratio``, ``optimal_ratio``, the counterfactual probe's ``revision``), or
-    ``None`` without a probe. Kept in the episode record as ``probe_result``, so the report
-    reads them without loading the (heavy) hidden state."""
-    probe = hidden.get("probe") if isinstance(hidden, dict) else None
-    if not isinstance(probe, dict):
-        return None
-    return {k: v for k, v in probe.items() if v is None or isinstance(v, (bool, int, float, str))}
-
-
-def episode_record(agent_config: AgentConfig, env_id: str, sample: int, result: Any) -> dict[str, Any]:
-    """The log record of one played episode."""
-    config_id = result.config_id
-    return {
-        "agent": agent_config.label,
-        "env_id": env_id,
-        "config_id": config_id,
-        "sample": sample,
-        "seed": result.seed,
-        "outcome": result.outcome,
-        "score": result.score,
-        "turns": result.turns,
-        "format_errors": result.format_errors,
-        "prompt_tokens": result.prompt_tokens,
-        "completion_tokens": result.completion_tokens,
-        "seconds": result.seconds,
-        "error": result.error,
-        "actors": result.actors,
-        "transcript": result.transcript,
-        "hidden": result.hidden,
-        "probe_result": probe_result(result.hidden),
-        "finished_at": time.time(),
-    }
-
-
 def _executor_kind(kind: str, workers: int, agent_config: AgentConfig) -> str | None:
     """``async``, ``thread`` or ``process``; ``None``: play in this thread, one at a time."""
-    if kind not in EXECUTORS:
-        raise ValueError(f"--executor must be one of {list(EXECUTORS)}, got {kind!r}")
+    check_choice("--executor", kind, EXECUTORS)
     if kind == "auto":
         # Endpoints wait on the network (one event loop for every in-flight request); local
         # models and scripted agents use the CPU (threads / processes).
@@ -307,9 +210,9 @@ def _run_async(
             finally:
                 for env, agent in players.values():
                     env.close()
-                    closer = getattr(getattr(agent, "_aconnection", None), "close", None)
-                    if closer is not None:
-                        closer()
+                    aclose = getattr(agent, "aclose", None)  # a chat agent's connection (ChatAgent.aclose)
+                    if aclose is not None:
+                        await aclose()
 
         slots = [asyncio.ensure_future(slot()) for _ in range(min(workers, len(tasks)))]
         try:
@@ -349,9 +252,9 @@ def bounded_map(pool: Executor, fn: Any, tasks: Iterable[tuple], limit: int, on_
         ready, pending = wait(pending, return_when=FIRST_COMPLETED)
         for fut in ready:
             on_result(fut.result())
-            task = next(queue, None)
-            if task is not None:
-                pending.add(pool.submit(fn, *task))
+            nxt = next(queue, None)
+            if nxt is not None:
+                pending.add(pool.submit(fn, *nxt))
 
 
 class EndpointDown(RuntimeError):
@@ -363,19 +266,21 @@ class BackendUnavailable(RuntimeError):
 
 
 def _forwarded_env(agent_config: AgentConfig) -> dict[str, str]:
-    """The driver's variables an ``openai:`` agent reads (endpoint, key), for the Ray workers.
+    """The driver's variables the config's model agents read (each provider's ``env_vars``: an
+    ``openai:`` agent's endpoint and key), for the Ray workers.
 
     Workers on other nodes do not see the driver's environment; without these an agent
     built there would reach another endpoint, or none. They travel in the tasks' Ray
     ``runtime_env``, which whoever can read the cluster's job metadata can see.
     """
-    names = set()
+    names: set[str] = set()
     for spec, kwargs in (
         (agent_config.spec, agent_config.kwargs),
         (agent_config.finisher, agent_config.finisher_kwargs),
     ):
-        if spec and spec.startswith("openai:"):
-            names |= {"OPENAI_BASE_URL", kwargs.get("api_key_env", "OPENAI_API_KEY")}
+        provider = provider_of(spec)
+        if provider is not None:
+            names.update(provider.env_vars(kwargs))
     return {n: os.environ[n] for n in sorted(names) if n in os.environ}
 
 
@@ -430,7 +335,7 @@ class _EndpointPlayer:
         self.agent_config, self.env_kwargs, self.seed = agent_config, env_kwargs, seed
         self.free: list[dict[tuple, Any]] = []
 
-    async def play(self, task: tuple[str, int, int]) -> dict[str, Any]:
+    async def play(self, task: tuple[str, int, int]) -> EpisodeRecord:
         players = self.free.pop() if self.free else {}
         try:
             return await aplay_config(players, self.agent_config, self.env_kwargs[task[0]], task, self.seed)
@@ -546,11 +451,11 @@ def _run_ray(
 class _Progress:
     """tqdm bar with the score so far and the tokens spent (no bar when disabled)."""
 
-    def __init__(self, total: int, done: list[dict[str, Any]], label: str, enabled: bool) -> None:
+    def __init__(self, total: int, done: Sequence[Mapping[str, Any]], label: str, enabled: bool) -> None:
         self.scores = [r["score"] for r in done if r["outcome"] != INFRA_ERROR]
         self.tokens = sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in done)
         self.infra = 0
-        self.bar = None
+        self.bar: Any = None
         if enabled:
             from tqdm import tqdm
 
@@ -565,7 +470,7 @@ class _Progress:
             post["infra_err"] = self.infra
         self.bar.set_postfix(post, refresh=False)
 
-    def update(self, record: dict[str, Any]) -> None:
+    def update(self, record: Mapping[str, Any]) -> None:
         if record["outcome"] == INFRA_ERROR:
             self.infra += 1
         else:
@@ -614,68 +519,116 @@ def run_eval(
     endpoint could be made (and none reached it), the run stops with :class:`EndpointDown`
     (``fail_fast=0``: never); what was logged stays, and re-running resumes.
     """
+    _check_run(workers, samples, seed, backend, address)
+    env_kwargs = {e: dict((env_kwargs or {}).get(e, {})) for e in env_ids}
+    identity = agent_config.identity() | ({"seed": seed} if seed is not None else {})
+    ids_of = _config_ids(env_ids, env_kwargs, config_ids, split)  # bad env kwargs fail before anything is written
+    log = RunLog(out, identity, env_kwargs)
+    tasks, finished = _plan(ids_of, samples, log.done())
+    finished_records = [r for r in log.records if record_key(r) in finished and r["outcome"] != INFRA_ERROR]
+    bar = _Progress(len(tasks) + len(finished), finished_records, agent_config.label, progress)
+    kind = "ray" if backend == "ray" else _executor_kind(executor, workers, agent_config)
+    try:
+        _play_all(kind, tasks, agent_config, env_kwargs, workers, address, _Recorder(log, bar, fail_fast), seed)
+    finally:
+        bar.close()
+        log.close()
+    return log
+
+
+def _play_all(
+    kind: str | None,
+    tasks: list[tuple[str, int, int]],
+    agent_config: AgentConfig,
+    env_kwargs: dict[str, dict[str, Any]],
+    workers: int,
+    address: str | None,
+    on_record: Callable[[EpisodeRecord], None],
+    seed: int | None,
+) -> None:
+    """Play ``tasks`` on the executor ``kind`` (``ray``, ``async``, ``thread``, ``process`` or
+    ``None``: here, one at a time), handing each finished record to ``on_record``."""
+    if kind == "ray":
+        _run_ray(tasks, agent_config, env_kwargs, workers, address, on_record, seed)
+        return
+    if kind == "async":
+        _run_async(tasks, agent_config, env_kwargs, workers, on_record, seed)
+        return
+    calls = ((agent_config, e, env_kwargs[e], c, sample, seed) for e, c, sample in tasks)
+    if kind is None:
+        for call in calls:
+            on_record(play_config(*call))
+        return
+    pool = _executor(kind, workers)
+    try:
+        bounded_map(pool, play_config, calls, 2 * workers, on_record)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _config_ids(
+    env_ids: Sequence[str],
+    env_kwargs: dict[str, dict[str, Any]],
+    config_ids: dict[str, list[int]] | None,
+    split: str | int,
+) -> dict[str, list[int]]:
+    """Env id -> the configurations to play: ``config_ids``' where it names the env, else the
+    ``split`` of the env made with its kwargs (so bad kwargs fail here)."""
+    ids_of = {}
+    for env_id in env_ids:
+        ids = (config_ids or {}).get(env_id)
+        ids_of[env_id] = benchmark_subset(gym.make(env_id, **env_kwargs[env_id]), split) if ids is None else ids
+    return ids_of
+
+
+def _check_run(workers: int, samples: int, seed: int | None, backend: str, address: str | None) -> None:
+    """``run_eval``'s argument checks, before anything is written."""
     check_int("--workers", workers)
     check_int("--samples", samples)
     if seed is not None:
         check_int("--seed", seed, low=0)
-    if backend not in BACKENDS:
-        raise ValueError(f"--backend must be one of {list(BACKENDS)}, got {backend!r}")
+    check_choice("--backend", backend, BACKENDS)
     if address is not None and backend != "ray":
         raise ValueError(f"--address is for --backend ray, not --backend {backend}")
     if backend == "ray":
         _import_ray()  # fail before the run directory is touched
-    env_kwargs = {e: dict((env_kwargs or {}).get(e, {})) for e in env_ids}
-    identity = agent_config.identity() | ({"seed": seed} if seed is not None else {})
-    ids_of = {}  # made first: bad env kwargs fail here, before the run directory is written
-    for env_id in env_ids:
-        ids = (config_ids or {}).get(env_id)
-        ids_of[env_id] = benchmark_subset(gym.make(env_id, **env_kwargs[env_id]), split) if ids is None else ids
-    log = RunLog(out, identity, env_kwargs)
-    done = log.done()
-    tasks, finished = [], []
+
+
+def _plan(
+    ids_of: dict[str, list[int]], samples: int, done: set[tuple[str, int, int]]
+) -> tuple[list[tuple[str, int, int]], set[tuple[str, int, int]]]:
+    """(episodes to play, episodes the log already holds) as ``(env id, config id, sample)``."""
+    tasks: list[tuple[str, int, int]] = []
+    finished: set[tuple[str, int, int]] = set()
     for env_id, ids in ids_of.items():
         for config_id in ids:
             for sample in range(samples):
                 key = (env_id, config_id, sample)
-                (finished if key in done else tasks).append(key)
-    finished_set = set(finished)
-    finished_records = [r for r in log.records if record_key(r) in finished_set and r["outcome"] != INFRA_ERROR]
-    bar = _Progress(len(tasks) + len(finished), finished_records, agent_config.label, progress)
-    kind = None if backend == "ray" else _executor_kind(executor, workers, agent_config)
-    pool = _executor(kind, workers) if kind in ("thread", "process") else None
+                if key in done:
+                    finished.add(key)
+                else:
+                    tasks.append(key)
+    return tasks, finished
 
-    reached, unreachable = False, 0
 
-    def on_record(record: dict[str, Any]) -> None:
-        nonlocal reached, unreachable
-        log.append(record)
-        bar.update(record)
+class _Recorder:
+    """Called with each finished episode: logs it, moves the bar, and stops the run with
+    :class:`EndpointDown` when the first ``fail_fast`` episodes all found no endpoint."""
+
+    def __init__(self, log: RunLog, bar: _Progress, fail_fast: int) -> None:
+        self.log, self.bar, self.fail_fast = log, bar, fail_fast
+        self.reached, self.unreachable = False, 0
+
+    def __call__(self, record: EpisodeRecord) -> None:
+        self.log.append(record)
+        self.bar.update(record)
         if record["outcome"] != INFRA_ERROR:
-            reached = True
-        elif not reached and (record.get("error") or "").startswith("endpoint unreachable"):
-            unreachable += 1
-            if fail_fast and unreachable >= fail_fast:
+            self.reached = True
+        elif not self.reached and (record.get("error") or "").startswith("endpoint unreachable"):
+            self.unreachable += 1
+            if self.fail_fast and self.unreachable >= self.fail_fast:
                 raise EndpointDown(
-                    f"the first {unreachable} episodes found no endpoint: {record['error']}\n"
+                    f"the first {self.unreachable} episodes found no endpoint: {record['error']}\n"
                     "Check --base-url and that the server is up; re-running the same command resumes "
-                    f"from {log.dir}."
+                    f"from {self.log.dir}."
                 )
-
-    try:
-        if backend == "ray":
-            _run_ray(tasks, agent_config, env_kwargs, workers, address, on_record, seed)
-        elif kind == "async":
-            _run_async(tasks, agent_config, env_kwargs, workers, on_record, seed)
-        else:
-            calls = ((agent_config, e, env_kwargs[e], c, sample, seed) for e, c, sample in tasks)
-            if pool is None:
-                for call in calls:
-                    on_record(play_config(*call))
-            else:
-                bounded_map(pool, play_config, calls, 2 * workers, on_record)
-    finally:
-        bar.close()
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
-        log.close()
-    return log

@@ -6,8 +6,9 @@ a gzip-compressed JSON block that the page's own script inflates with the browse
 each opens as a conversation (the env's messages and the agent's, re-prompts and corrections
 marked, reasoning kept apart), with the hidden state revealed at the end, tokens and cost.
 
-Everything a log holds is data, never markup: the tables are escaped here
-(:func:`markdown_to_html`), and the page's script puts every episode field in as text
+Everything a log holds is data, never markup: the tables are escaped here (the report's
+tables as data, :func:`mtp_gym.eval.report.tables.to_html`; a plain Markdown text through
+:func:`markdown_to_html`), and the page's script puts every episode field in as text
 (``textContent`` / ``append``, never ``innerHTML``), so a shared log cannot run script.
 """
 
@@ -18,12 +19,14 @@ import gzip
 import html
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from mtp_gym.eval.log import to_jsonable
+from mtp_gym.eval.record import EpisodeRecord, task_name
+from mtp_gym.eval.report.tables import inline_html, to_html
 
 __all__ = ["write_html", "markdown_to_html", "message_kind"]
 
@@ -46,11 +49,6 @@ def message_kind(role: str, text: str) -> str:
     return ""
 
 
-def _inline(text: str) -> str:
-    text = html.escape(text)
-    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
-
-
 def markdown_to_html(text: str) -> str:
     """The report's Markdown (pipe tables, bullet lists, paragraphs) as HTML."""
     out: list[str] = []
@@ -65,58 +63,57 @@ def markdown_to_html(text: str) -> str:
                 i += 1
             head, body = block[0], [r for r in block[1:] if not all(set(c) <= {"-", ":"} for c in r)]
             out.append("<div class='scroll'><table><thead><tr>")
-            out += [f"<th>{_inline(c)}</th>" for c in head]
+            out += [f"<th>{inline_html(c)}</th>" for c in head]
             out.append("</tr></thead><tbody>")
             for r in body:
-                out.append("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>")
+                out.append("<tr>" + "".join(f"<td>{inline_html(c)}</td>" for c in r) + "</tr>")
             out.append("</tbody></table></div>")
             continue
         if line.startswith("- "):
             out.append("<ul>")
             while i < len(lines) and lines[i].startswith("- "):
-                out.append(f"<li>{_inline(lines[i][2:])}</li>")
+                out.append(f"<li>{inline_html(lines[i][2:])}</li>")
                 i += 1
             out.append("</ul>")
             continue
         if line.strip():
-            out.append(f"<p>{_inline(line)}</p>")
+            out.append(f"<p>{inline_html(line)}</p>")
         i += 1
     return "\n".join(out)
 
 
-def _episode(r: dict[str, Any], tasks: dict[str, int], agents: dict[str, int], prices: dict) -> list[Any]:
-    from mtp_gym.eval.report import task_name
-
-    task = task_name((r["env_id"], r.get("level"), r.get("probe")))
+def _episode(
+    r: EpisodeRecord, tasks: dict[str, int], agents: dict[str, int], prices: dict[str, tuple[float, float]]
+) -> list[Any]:
     messages = []
-    for m in r.get("transcript") or []:
+    for m in r.transcript or []:
         role, text = m.get("role", "user"), str(m.get("content", ""))
         messages.append([1 if role == "assistant" else 0, text, message_kind(role, text), m.get("reasoning") or ""])
     cost = None
-    if r["agent"] in prices:
-        p_in, p_out = prices[r["agent"]]
-        cost = (r.get("prompt_tokens", 0) * p_in + r.get("completion_tokens", 0) * p_out) / 1e6
+    if r.agent in prices:
+        p_in, p_out = prices[r.agent]
+        cost = (r.prompt_tokens * p_in + r.completion_tokens * p_out) / 1e6
     return [
-        tasks.setdefault(task, len(tasks)),
-        agents.setdefault(r["agent"], len(agents)),
-        r["outcome"],
-        r["config_id"],
-        r.get("sample", 0),
-        r.get("score"),
-        r.get("turns", 0),
-        r.get("format_errors", 0),
-        r.get("prompt_tokens", 0),
-        r.get("completion_tokens", 0),
+        tasks.setdefault(task_name(r.task), len(tasks)),
+        agents.setdefault(r.agent, len(agents)),
+        r.outcome,
+        r.config_id,
+        r.sample,
+        r.score,
+        r.turns,
+        r.format_errors,
+        r.prompt_tokens,
+        r.completion_tokens,
         cost,
-        r.get("error"),
+        r.error,
         messages,
-        r.get("hidden") or {},
+        r.hidden or {},
     ]
 
 
 def write_html(
     markdown_text: str,
-    records: Iterable[dict[str, Any]],
+    records: Iterable[EpisodeRecord | Mapping[str, Any]],
     path: str | Path,
     figures: Iterable[str | Path] = (),
     prices: dict[str, tuple[float, float]] | None = None,
@@ -125,11 +122,13 @@ def write_html(
     """Write the self-contained report page to ``path``; return its ``bytes`` and ``episodes``.
 
     ``records`` are full episode records (transcripts included, as :func:`load_runs` gives with
-    ``slim=False``); they are streamed into the page's compressed data block.
+    ``slim=False``; or mappings in the record's JSON form); they are streamed into the page's
+    compressed data block. ``markdown_text`` is the report (:func:`~mtp_gym.eval.report.write_report`'s
+    text, whose tables are rendered from their data) or any Markdown text.
     """
     tasks: dict[str, int] = {}
     agents: dict[str, int] = {}
-    episodes = [_episode(r, tasks, agents, prices or {}) for r in records]
+    episodes = [_episode(EpisodeRecord.from_json(r), tasks, agents, prices or {}) for r in records]
     data = {"tasks": list(tasks), "agents": list(agents), "episodes": episodes}
     packed = base64.b64encode(gzip.compress(json.dumps(to_jsonable(data), separators=(",", ":")).encode(), 6))
     images = []
@@ -140,12 +139,13 @@ def write_html(
                 f"<figure><img alt='{html.escape(fig.stem)}' src='data:image/png;base64,{b64}'>"
                 f"<figcaption>{html.escape(fig.name)}</figcaption></figure>"
             )
+    blocks = getattr(markdown_text, "blocks", None)  # write_report's text: its tables as data
     assets = resources.files("mtp_gym.eval") / "assets"
     slots = {
         "title": html.escape(title),
         "style": (assets / "report.css").read_text(),
         "script": (assets / "pretty.js").read_text() + (assets / "report.js").read_text(),
-        "tables": markdown_to_html(markdown_text),
+        "tables": to_html(blocks) if blocks else markdown_to_html(markdown_text),
         "figures": "\n".join(images),
         "count": str(len(episodes)),
         "data": packed.decode(),

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from mtp_gym.episode import EpisodeResult
-from mtp_gym.eval.harness import AgentConfig, episode_record
+from mtp_gym.eval.harness import AgentConfig
 from mtp_gym.eval.log import RunLog
+from mtp_gym.eval.record import EpisodeRecord, episode_record
 
 __all__ = ["human_config", "log_human_episode", "check_name"]
 
@@ -35,7 +36,7 @@ def _dir_lock(directory: Path) -> threading.Lock:
         return _DIR_LOCKS.setdefault(directory.resolve(), threading.Lock())
 
 
-def check_name(name: str) -> str:
+def check_name(name: object) -> str:
     """``name`` if it can label a player (letters, digits, ``_ . -``; 1-40 characters), else a ValueError."""
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise ValueError(
@@ -51,16 +52,17 @@ def human_config(name: str) -> AgentConfig:
 
 def log_human_episode(
     out: str | Path, name: str, env_id: str, env_kwargs: dict[str, Any], result: EpisodeResult
-) -> dict[str, Any]:
-    """Append ``result`` to player ``name``'s run directory under ``out``; return the record."""
+) -> EpisodeRecord:
+    """Append ``result`` to player ``name``'s run directory under ``out``; return the record
+    (stamped with the task ``env_kwargs`` make, as the harness does)."""
     config = human_config(name)
     directory = Path(out) / config.slug
     with (
         _dir_lock(directory),
         RunLog(directory, config.identity(), {env_id: env_kwargs}, lock_timeout=LOG_WAIT_SECONDS) as log,
     ):
-        taken = {r.get("sample", 0) for r in log.records if (r["env_id"], r["config_id"]) == (env_id, result.config_id)}
+        taken = {r.sample for r in log.records if (r.env_id, r.config_id) == (env_id, result.config_id)}
         sample = min(set(range(len(taken) + 1)) - taken)
-        record = episode_record(config, env_id, sample, result)
+        record = episode_record(config, env_id, sample, result, env_kwargs)
         log.append(record)
     return record

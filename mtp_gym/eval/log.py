@@ -9,7 +9,11 @@ Re-opening a directory resumes it: episodes already logged (outcome other than
 Nothing finished is lost: a line that cannot be read (garbage, a blank line, invalid UTF-8,
 a record without its keys) is skipped and reported, never a reason to drop what follows;
 only an incomplete last line is cut. Logs are read line by line, and what a resume keeps in
-memory is one small record per configuration (no transcripts). One run at a time writes a
+memory is one small record per configuration (no transcripts).
+
+This module handles lines, bytes and the lock: :func:`scan_episodes` yields each line's JSON
+object as it stands; :class:`~mtp_gym.eval.record.EpisodeRecord` (``to_json`` / ``from_json``)
+is the one place that writes and reads a record's fields, old logs included. One run at a time writes a
 directory: :class:`RunLog` holds an exclusive lock (``.lock``) until it is closed, and a second
 run on the same directory is refused (:class:`RunLocked`).
 """
@@ -22,10 +26,12 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from mtp_gym.eval.record import EpisodeRecord
 
 __all__ = [
     "RunLog",
@@ -67,7 +73,9 @@ def to_jsonable(value: Any) -> Any:
         return None if math.isnan(value) or math.isinf(value) else value
     if isinstance(value, (str, int, bool)) or value is None:
         return value
-    if isinstance(value, dict):
+    if isinstance(value, EpisodeRecord):
+        return to_jsonable(value.to_json())
+    if isinstance(value, Mapping):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
@@ -213,9 +221,9 @@ class RunLog:
         tmp.write_text(json.dumps({"agent_config": agent_config, "envs": envs}, indent=2, sort_keys=True))
         os.replace(tmp, self.config_path)
         self.scan = LogScan()
-        self._latest: dict[tuple[str, int, int], dict[str, Any]] = {}
+        self._latest: dict[tuple[str, int, int], EpisodeRecord] = {}
         for record in scan_episodes(self.path, self.scan, slim=True):
-            keep_latest(self._latest, record)
+            keep_latest(self._latest, self._read(record))
         if self.scan.partial:
             os.truncate(self.path, self.scan.end)  # a line cut short by a kill
         warning = self.scan.warning(self.path)
@@ -223,8 +231,13 @@ class RunLog:
             print(f"warning: {warning}", file=sys.stderr)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
+    def _read(self, obj: Mapping[str, Any]) -> EpisodeRecord:
+        """A log object as a record; an old one gets its task from this run's env kwargs."""
+        env_id = obj["env_id"]
+        return EpisodeRecord.from_json(obj, self.envs.get(env_id, {}) if isinstance(env_id, str) else {})
+
     @property
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[EpisodeRecord]:
         """The latest record per (env, config, sample) (see :func:`latest`), without transcripts."""
         return list(self._latest.values())
 
@@ -234,12 +247,15 @@ class RunLog:
 
     def done(self) -> set[tuple[str, int, int]]:
         """(env id, config id, sample) of every episode that needs no replay."""
-        return {k for k, r in self._latest.items() if r["outcome"] != "infra_error"}
+        return {k for k, r in self._latest.items() if r.outcome != "infra_error"}
 
-    def append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(to_jsonable(record), separators=(",", ":")) + "\n"
+    def append(self, record: EpisodeRecord | Mapping[str, Any]) -> None:
+        """Write ``record`` as one line at once (a mapping in the record's JSON form is read first)."""
+        if not isinstance(record, EpisodeRecord):
+            record = self._read(record)
+        line = json.dumps(to_jsonable(record.to_json()), separators=(",", ":")) + "\n"
         os.write(self._fd, line.encode())
-        keep_latest(self._latest, {k: v for k, v in record.items() if k not in HEAVY})
+        keep_latest(self._latest, record.slim())
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -260,12 +276,15 @@ class RunLog:
         self.close()
 
 
-def record_key(record: dict[str, Any]) -> tuple[str, int, int]:
+def record_key(record: Mapping[str, Any]) -> tuple[str, int, int]:
     """What one episode of a run is: (env id, config id, sample index; 0 without ``--samples``)."""
     return record["env_id"], record["config_id"], record.get("sample", 0)
 
 
-def keep_latest(kept: dict[tuple[str, int, int], dict[str, Any]], record: dict[str, Any]) -> None:
+R = TypeVar("R", bound=Mapping[str, Any])
+
+
+def keep_latest(kept: dict[tuple[str, int, int], R], record: R) -> None:
     """Put ``record`` in ``kept`` under its :func:`record_key` unless it is an ``infra_error`` and
     a real record is held: the last real record wins, else the last ``infra_error``."""
     key = record_key(record)
@@ -274,9 +293,9 @@ def keep_latest(kept: dict[tuple[str, int, int], dict[str, Any]], record: dict[s
         kept[key] = record
 
 
-def latest(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def latest(records: Iterable[R]) -> list[R]:
     """One record per (env, config, sample): the last real one, else the last ``infra_error``."""
-    best: dict[tuple[str, int, int], dict[str, Any]] = {}
+    best: dict[tuple[str, int, int], R] = {}
     for r in records:
         keep_latest(best, r)
     return list(best.values())

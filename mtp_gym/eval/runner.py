@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 
 import mtp_gym  # noqa: F401  (registers the ids)
 from mtp_gym.agents import make_agent
+from mtp_gym.core import TextPuzzleEnv
 from mtp_gym.episode import INFRA_ERROR, EpisodeResult, public_info, run_episode
 
 __all__ = ["INFRA_ERROR", "EpisodeResult", "evaluate", "public_info", "run_episode", "summarize"]
@@ -35,7 +36,7 @@ def evaluate(
     if isinstance(agent, str):
         agent = make_agent(agent, env_id)
     if config_ids is None:
-        config_ids = range(env.unwrapped.num_configs)
+        config_ids = range(cast(TextPuzzleEnv, env.unwrapped).num_configs)
     results = []
     for config_id in config_ids:
         result = run_episode(env, agent, config_id=config_id)

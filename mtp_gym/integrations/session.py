@@ -4,20 +4,23 @@ A framework owns the model loop; the env stays the single source of rules, repli
 scores. :class:`EnvSession` starts a benchmark configuration the way the harness does
 (``reset(seed=config_id, options={"config_id": config_id})``), takes the model's reply
 text, returns the env's next message, and reports the same score, outcome, turns and
-format errors as ``mtp-gym eval``.
+format errors as ``mtp-gym eval`` (:meth:`EnvSession.result`, live, for the framework's
+scorer); :meth:`EnvSession.record` gives the finished episode as ``mtp-gym eval`` logs it.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 
 from mtp_gym import ENV_IDS
-from mtp_gym.episode import public_info
-from mtp_gym.eval.harness import benchmark_subset
+from mtp_gym.episode import EpisodeResult, public_info
+from mtp_gym.eval.record import EpisodeRecord, episode_record
+from mtp_gym.eval.splits import benchmark_subset
 
 __all__ = ["EnvSession", "EpisodeScore", "configurations", "env_id_of", "registered_ids", "task_name"]
 
@@ -54,7 +57,10 @@ def configurations(env_id: str, env_kwargs: dict[str, Any] | None = None, split:
 
 @dataclass
 class EpisodeScore:
-    """What the harness records for a finished episode."""
+    """The score of a session so far, as an adapter hands it to its framework's scorer (outcome
+    ``None`` until the end). Not a log record: the four numbers a scorer reads, at any step;
+    :meth:`EnvSession.record` gives the finished episode's
+    :class:`~mtp_gym.eval.record.EpisodeRecord`."""
 
     score: float
     outcome: str | None
@@ -79,6 +85,8 @@ class EnvSession:
         self.info: dict[str, Any] = {}
         self.done = False
         self.reward = 0.0
+        self.seed: int | None = None
+        self.started = time.time()
 
     def start(self, config_id: int | None = None, seed: int | None = None) -> str:
         """Reset to benchmark ``config_id`` (or a generated configuration from ``seed``); the first message."""
@@ -86,7 +94,7 @@ class EnvSession:
             seed = config_id
         options = None if config_id is None else {"config_id": int(config_id)}
         obs, self.info = self.env.reset(seed=seed, options=options)
-        self.done, self.reward = False, 0.0
+        self.done, self.reward, self.seed, self.started = False, 0.0, seed, time.time()
         return obs
 
     def send(self, reply: str) -> str:
@@ -117,6 +125,26 @@ class EnvSession:
         """The episode's score as ``mtp-gym eval`` records it (score 0.0 and outcome ``None`` until the end)."""
         info = self.info
         return EpisodeScore(float(info["score"]), info["outcome"], int(info["turn"]), int(info["format_errors"]))
+
+    def record(self, agent: str, sample: int = 0) -> EpisodeRecord:
+        """The finished episode as ``mtp-gym eval`` logs it, played by ``agent`` (a label), its task
+        stamped from the session's env kwargs. A ``ValueError`` before the episode has ended."""
+        if not self.done:
+            raise ValueError(f"record: the episode of {self.env_id} has not ended; send() until done")
+        score = self.result()
+        result = EpisodeResult(
+            env_id=self.env_id,
+            config_id=self.config_id,
+            outcome=score.outcome or "",
+            score=score.score,
+            turns=score.turns,
+            format_errors=score.format_errors,
+            seconds=time.time() - self.started,
+            transcript=list(getattr(self.env.unwrapped, "transcript", [])),
+            seed=self.seed,
+            hidden=self.info.get("hidden", {}),
+        )
+        return episode_record(agent, self.env_id, sample, result, self.env_kwargs)
 
     def close(self) -> None:
         self.env.close()

@@ -16,6 +16,7 @@ from mtp_gym.core import (
     PuzzleInfo,
     Reply,
     TextPuzzleEnv,
+    check_choice,
     check_int,
     control_field,
     refuse_retraction,
@@ -69,13 +70,16 @@ def read_code(choice: str) -> tuple[tuple[int, ...] | None, int, int]:
         raise FormatRestated(f"{choice.strip()[:60]!r} restates the format")
     first = _CODE_ITEM_RE.search(choice)
     if first is not None and not any(c.isdigit() for c in choice[: first.start()]):
-        values, pos = {}, first.start()
+        values: dict[str, int] = {}
+        pos = first.start()
         while len(values) < 3 and (m := _CODE_ITEM_RE.match(choice, pos)) is not None:
             values.setdefault(m.group(1).upper(), int(m.group(2)))
             pos = m.end()
         code = tuple(values.get(c, 0) for c in ("BLUE", "YELLOW", "PURPLE"))
         return (code if all(1 <= v <= 5 for v in code) else None), first.start(), pos
-    lead = re.match(r"\D*", choice).end()
+    lead_in = re.match(r"\D*", choice)
+    assert lead_in is not None  # \D* matches every string
+    lead = lead_in.end()
     bare = None
     if not re.search(r"[=:]", choice[:lead]) and not choice[:lead].endswith("-"):  # "-123": a sign, never dropped
         bare = _BARE_CODE_RE.match(choice, lead)
@@ -278,14 +282,10 @@ class TuringMachineEnv(TextPuzzleEnv):
         max_format_errors: int = 3,
         render_mode: str | None = None,
     ) -> None:
-        if mode not in MODES:
-            raise ValueError(f"mode={mode!r} is not supported; allowed: {MODES}")
-        if difficulty is not None and difficulty not in rules.DIFFICULTIES:
-            raise ValueError(f"difficulty={difficulty!r} is not supported; allowed: {rules.DIFFICULTIES} or None")
-        if setups not in SETUP_SOURCES:
-            raise ValueError(f"setups={setups!r} is not supported; allowed: {SETUP_SOURCES}")
-        if prompt_style not in PROMPT_STYLES:
-            raise ValueError(f"prompt_style={prompt_style!r} is not supported; allowed: {PROMPT_STYLES}")
+        check_choice("mode", mode, MODES)
+        check_choice("difficulty", difficulty, [*rules.DIFFICULTIES, None])
+        check_choice("setups", setups, SETUP_SOURCES)
+        check_choice("prompt_style", prompt_style, PROMPT_STYLES)
         check_int("max_rounds", max_rounds)
         if setups == "generated":
             if configs == "benchmark":
@@ -456,6 +456,7 @@ class TuringMachineEnv(TextPuzzleEnv):
             text = self._prompts["question_first"].format(verifier_descriptions=self._setup_text)
         elif kind == "query":
             target = setup.mapping[value] if self.nightmare else value
+            assert self._code is not None  # a query follows the round's proposal
             passed = bool(self._masks[target] >> rules.code_index(self._code) & 1)
             result = "PASS" if passed else "FAIL"
             self._round_queries += 1
@@ -495,6 +496,7 @@ class TuringMachineEnv(TextPuzzleEnv):
 
     def _grade_beliefs(self, action: str, stage: str) -> dict[str, Any]:
         setup = self._setup
+        assert setup is not None
         out: dict[str, Any] = {}
         stated = rules.parse_beliefs(action, setup.cards)
         if stated:

@@ -21,10 +21,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from mtp_gym.core import check_choice
 from mtp_gym.data import load_json
 from mtp_gym.parsing import last_match
 
@@ -65,7 +66,7 @@ __all__ = [
 
 Code = tuple[int, int, int]
 COLOURS = ("BLUE", "YELLOW", "PURPLE")
-CODES: tuple[Code, ...] = tuple(itertools.product(range(1, 6), repeat=3))
+CODES: tuple[Code, ...] = tuple(itertools.product(range(1, 6), range(1, 6), range(1, 6)))
 N_CODES = len(CODES)
 ALL_CODES_MASK = (1 << N_CODES) - 1
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -119,41 +120,85 @@ def _step(a: int, b: int) -> int:
     return b - a if abs(b - a) == 1 else 0
 
 
-def _build_criteria() -> dict[str, Callable[[Code], bool]]:
-    f: dict[str, Callable[[Code], bool]] = {}
+Predicate = Callable[[Code], bool]
+Compare = Callable[[int, int], bool]
+
+
+# Predicate factories: each binds its arguments in a closure (a lambda per criterion).
+def _digit_vs_number(i: int, cmp: Compare, n: int) -> Predicate:
+    return lambda x: cmp(x[i], n)
+
+
+def _digit_vs_digit(i: int, j: int, cmp: Compare) -> Predicate:
+    return lambda x: cmp(x[i], x[j])
+
+
+def _digit_parity(i: int, remainder: int) -> Predicate:
+    return lambda x: x[i] % 2 == remainder
+
+
+def _digit_beats_all(i: int, others: list[int], cmp: Compare) -> Predicate:
+    return lambda x: all(cmp(x[i], x[j]) for j in others)
+
+
+def _pair_sum_vs_number(i: int, j: int, cmp: Compare, n: int) -> Predicate:
+    return lambda x: cmp(x[i] + x[j], n)
+
+
+def _digit_count(digit: int, n: int) -> Predicate:
+    return lambda x: x.count(digit) == n
+
+
+def _evens(code: Code) -> int:
+    return sum(d % 2 == 0 for d in code)
+
+
+def _even_count(n: int) -> Predicate:
+    return lambda x: _evens(x) == n
+
+
+def _sum_vs_number(cmp: Compare, n: int) -> Predicate:
+    return lambda x: cmp(sum(x), n)
+
+
+def _sum_multiple_of(m: int) -> Predicate:
+    return lambda x: sum(x) % m == 0
+
+
+def _build_criteria() -> dict[str, Predicate]:
+    f: dict[str, Predicate] = {}
     for c, i in _COL.items():
         others = [j for j in _COL.values() if j != i]
         for op, cmp in _CMP.items():
             for n in (1, 3, 4):
-                f[f"{c}_{op}_{n}"] = lambda x, i=i, cmp=cmp, n=n: cmp(x[i], n)
+                f[f"{c}_{op}_{n}"] = _digit_vs_number(i, cmp, n)
             for d, j in _COL.items():
                 if d != c:
-                    f[f"{c}_{op}_{d}"] = lambda x, i=i, j=j, cmp=cmp: cmp(x[i], x[j])
-        f[f"{c}_is_even"] = lambda x, i=i: x[i] % 2 == 0
-        f[f"{c}_is_odd"] = lambda x, i=i: x[i] % 2 == 1
-        f[f"{c}_smallest"] = lambda x, i=i, o=others: all(x[i] < x[j] for j in o)
-        f[f"{c}_largest"] = lambda x, i=i, o=others: all(x[i] > x[j] for j in o)
-        f[f"{c}_smallest_or_tie"] = lambda x, i=i, o=others: all(x[i] <= x[j] for j in o)
-        f[f"{c}_largest_or_tie"] = lambda x, i=i, o=others: all(x[i] >= x[j] for j in o)
+                    f[f"{c}_{op}_{d}"] = _digit_vs_digit(i, j, cmp)
+        f[f"{c}_is_even"] = _digit_parity(i, 0)
+        f[f"{c}_is_odd"] = _digit_parity(i, 1)
+        f[f"{c}_smallest"] = _digit_beats_all(i, others, operator.lt)
+        f[f"{c}_largest"] = _digit_beats_all(i, others, operator.gt)
+        f[f"{c}_smallest_or_tie"] = _digit_beats_all(i, others, operator.le)
+        f[f"{c}_largest_or_tie"] = _digit_beats_all(i, others, operator.ge)
     for (c, i), (d, j) in itertools.combinations(_COL.items(), 2):
         for n in (4, 6):
             for op, cmp in _CMP.items():
-                f[f"{c}_{d}_sum_{op}_{n}"] = lambda x, i=i, j=j, cmp=cmp, n=n: cmp(x[i] + x[j], n)
+                f[f"{c}_{d}_sum_{op}_{n}"] = _pair_sum_vs_number(i, j, cmp, n)
     for digit in (1, 3, 4):
         for n, word in enumerate(_COUNT_WORDS):
             name = f"{word}_{digit}" if n == 1 else f"{word}_{digit}s"
-            f[name] = lambda x, digit=digit, n=n: x.count(digit) == n
-    evens = lambda x: sum(d % 2 == 0 for d in x)  # noqa: E731
+            f[name] = _digit_count(digit, n)
     for n, word in enumerate(_COUNT_WORDS):
-        f[f"{word}_even_number" if n == 1 else f"{word}_even_numbers"] = lambda x, n=n: evens(x) == n
-    f["more_even_numbers"] = lambda x: evens(x) >= 2
-    f["more_odd_numbers"] = lambda x: evens(x) <= 1
+        f[f"{word}_even_number" if n == 1 else f"{word}_even_numbers"] = _even_count(n)
+    f["more_even_numbers"] = lambda x: _evens(x) >= 2
+    f["more_odd_numbers"] = lambda x: _evens(x) <= 1
     f["sum_is_even"] = lambda x: sum(x) % 2 == 0
     f["sum_is_odd"] = lambda x: sum(x) % 2 == 1
     for op, cmp in _CMP.items():
-        f[f"sum_{op}_6"] = lambda x, cmp=cmp: cmp(sum(x), 6)
+        f[f"sum_{op}_6"] = _sum_vs_number(cmp, 6)
     for m in (3, 4, 5):
-        f[f"sum_multiple_of_{m}"] = lambda x, m=m: sum(x) % m == 0
+        f[f"sum_multiple_of_{m}"] = _sum_multiple_of(m)
     f["triple_number"] = lambda x: len(set(x)) == 1
     f["double_number"] = lambda x: len(set(x)) == 2
     f["no_repetition"] = lambda x: len(set(x)) == 3
@@ -179,12 +224,12 @@ def _build_criteria() -> dict[str, Callable[[Code], bool]]:
 
 
 #: Criterion name (the ``function`` field of the card data) -> predicate on a code.
-CRITERIA: dict[str, Callable[[Code], bool]] = _build_criteria()
+CRITERIA: dict[str, Predicate] = _build_criteria()
 
 
 def evaluate(function: str, code: Sequence[int]) -> bool:
     """Does ``code`` satisfy the criterion named ``function``?"""
-    return bool(CRITERIA[function](tuple(code)))
+    return bool(CRITERIA[function](cast(Code, tuple(code))))  # three digits, as every caller passes
 
 
 @cache
@@ -387,12 +432,9 @@ def generate_setup(
     verifier shows another verifier's result, as the nightmare rules say. ``exclude`` holds
     ``(cards, active, answer)`` keys to avoid (the published setups, by default).
     """
-    if difficulty not in DIFFICULTIES:
-        raise ValueError(f"difficulty={difficulty!r} is not supported; allowed: {DIFFICULTIES}")
-    if num_verifiers is not None and num_verifiers not in VERIFIER_COUNTS[difficulty]:
-        raise ValueError(
-            f"num_verifiers={num_verifiers!r} is not supported for {difficulty}; allowed: {VERIFIER_COUNTS[difficulty]}"
-        )
+    check_choice("difficulty", difficulty, DIFFICULTIES)
+    if num_verifiers is not None:
+        check_choice(f"num_verifiers (for {difficulty})", num_verifiers, VERIFIER_COUNTS[difficulty])
     if exclude is None:
         exclude = _published_keys()
     pool = CARD_POOLS[difficulty]

@@ -39,11 +39,12 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, HTTPServer, SimpleHTTPRequestHandler
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import gymnasium as gym
 
+from mtp_gym.core import TextPuzzleEnv
 from mtp_gym.episode import EpisodeResult, public_info
 from mtp_gym.eval.catalog import env_table
 from mtp_gym.eval.human import check_name, log_human_episode
@@ -229,7 +230,7 @@ class BoundedHTTPServer(HTTPServer):
         self._wake_r.setblocking(False)
         self._wake_w.setblocking(False)
         super().__init__(address, handler)  # binds (and closes itself when that fails)
-        self.policy = HostPolicy([address[0], self.server_address[0]], self.server_address[1])
+        self.policy = HostPolicy([address[0], cast(str, self.server_address[0])], self.server_address[1])
 
     @property
     def open_connections(self) -> int:
@@ -405,6 +406,11 @@ class _Session:
         self.lock = threading.Lock()
         self.result: dict[str, Any] | None = None
 
+    @property
+    def puzzle(self) -> TextPuzzleEnv:
+        """The text puzzle under gymnasium's wrappers."""
+        return cast(TextPuzzleEnv, self.env.unwrapped)
+
 
 class PlayApp:
     """The play API's state and logic (sessions, steps, logging), apart from HTTP.
@@ -429,16 +435,16 @@ class PlayApp:
         return self._envs
 
     def _view(self, sid: str, s: _Session) -> dict[str, Any]:
-        seen = [m["content"] for m in s.env.unwrapped.transcript if m["role"] != "assistant"]
+        seen = [m["content"] for m in s.puzzle.transcript if m["role"] != "assistant"]
         return {
             "session": sid,
             "env_id": s.env_id,
             "config_id": s.config_id,
             "observation": s.observation,
-            "transcript": s.env.unwrapped.transcript,
+            "transcript": s.puzzle.transcript,
             "info": to_jsonable(public_info(s.info)),
             "done": s.done,
-            "hint": s.env.unwrapped.format_hint,
+            "hint": s.puzzle.format_hint,
             "controls": [] if s.done else controls(s.env_id, seen),
             "result": s.result,
         }
@@ -489,7 +495,7 @@ class PlayApp:
     def step(self, body: dict[str, Any]) -> dict[str, Any]:
         sid = body.get("session")
         session = self.sessions.get(sid) if isinstance(sid, str) else None
-        if session is None:
+        if session is None or not isinstance(sid, str):
             raise BadRequest("session: unknown or expired; start a new game")
         action = body.get("action")
         if not isinstance(action, str) or not action.strip():
@@ -517,7 +523,7 @@ class PlayApp:
             turns=info["turn"],
             format_errors=info["format_errors"],
             seconds=(s.ended or time.time()) - s.started,
-            transcript=s.env.unwrapped.transcript,
+            transcript=s.puzzle.transcript,
             seed=s.config_id,
             hidden=info.get("hidden", {}),
         )
@@ -535,8 +541,8 @@ class PlayApp:
             "turns": result.turns,
             "format_errors": result.format_errors,
             "hidden": to_jsonable(result.hidden),
-            "agent": record["agent"],
-            "sample": record["sample"],
+            "agent": record.agent,
+            "sample": record.sample,
             "logged_to": str(path),
         }
 

@@ -24,6 +24,7 @@ import mtp_gym
 from mtp_gym.agents import make_agent
 from mtp_gym.envs.word_guess import vocabulary_in
 from mtp_gym.episode import public_info
+from mtp_gym.registration import GAME_IDS
 
 HERE = Path(__file__).resolve().parent
 LONG = "9" * 5000
@@ -87,6 +88,22 @@ def game_corpus(env_id: str) -> list[dict[str, Any]]:
         case("query and answer", f"{move} <answer>{game.format_answer(game.target(game.hidden))}</answer>", None)
     )
     return cases
+
+
+def generic_corpus(env_id: str) -> list[dict[str, Any]]:
+    """A new env-level puzzle without a builder of its own: the realistic styles around its
+    oracle's first move, the random agent's first differing move as the other candidate. Its
+    moves must be tagged (``<tag>content</tag>``); otherwise write a builder like those below."""
+    env, _, move, obs = first_moves(env_id)
+    if not _TAG_RE.match(move):
+        raise SystemExit(f"{env_id}: the oracle's move {move!r} is not <tag>content</tag>; add a builder")
+    for seed in range(50):
+        agent = make_agent("random", env_id)
+        agent.reset(seed=seed)
+        other = agent.act(obs, public_info(env.reset(options={"config_id": 0})[1]))
+        if other != move and _TAG_RE.match(other):
+            return tagged_styles(move, other, "the other option")
+    raise SystemExit(f"{env_id}: the random agent never plays a tagged move other than {move!r}; add a builder")
 
 
 def word_guess() -> list[dict[str, Any]]:
@@ -240,8 +257,14 @@ def main() -> None:
     from round2_games import cases as round2_game_cases
 
     for env_id in sorted(mtp_gym.ENV_IDS):
-        cases = builders[env_id]() if env_id in builders else game_corpus(env_id)
-        cases += ROUND2_ENVS[env_id]() if env_id in ROUND2_ENVS else round2_game_cases(env_id)
+        if env_id in builders:
+            cases = builders[env_id]()
+        else:
+            cases = game_corpus(env_id) if env_id in GAME_IDS else generic_corpus(env_id)
+        if env_id in ROUND2_ENVS:
+            cases += ROUND2_ENVS[env_id]()
+        elif env_id in GAME_IDS:
+            cases += round2_game_cases(env_id)
         data = {"env_id": env_id, "env_kwargs": {}, "config_id": 0, "replies": cases}
         name = env_id.split("/")[1].rsplit("-v", 1)[0]
         (HERE / f"{name}.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,0 +1,349 @@
+"""The numbers of a report: one :class:`Row` per agent and task, intervals, macro averages.
+
+Per task and agent: score mean with a 95% percentile-bootstrap interval, success rate with a
+Wilson interval (configurations resampled instead when there are K > 1 episodes per
+configuration), turns, efficiency, format errors, failure attribution, tokens and cost,
+pass@K and mean@K. Episodes with outcome ``infra_error`` are counted apart and left out of
+every number.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from mtp_gym import puzzle_info
+from mtp_gym.core import PAPERS
+from mtp_gym.eval.record import EpisodeRecord, Task, task_name
+
+__all__ = [
+    "BASELINES",
+    "COLUMNS",
+    "Row",
+    "bootstrap_ci",
+    "compute_rows",
+    "macro_rows",
+    "pass_at_k",
+    "parse_prices",
+    "success_means",
+    "suite_of",
+    "task_order",
+    "wilson_ci",
+]
+
+BASELINES = ("random", "oracle")
+
+#: The columns of ``report.csv``: :class:`Row`'s numbers, in this order.
+COLUMNS = (
+    "env",
+    "level",
+    "probe",
+    "agent",
+    "episodes",
+    "mean_score",
+    "score_lo",
+    "score_hi",
+    "success_rate",
+    "success_lo",
+    "success_hi",
+    "mean_turns",
+    "mean_turns_success",
+    "efficiency",
+    "format_errors",
+    "failure",
+    "format_error",
+    "timeout",
+    "context_overflow",
+    "infra_errors",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost",
+    "samples",
+    "pass_at_k",
+    "mean_at_k",
+)
+
+
+@dataclass
+class Row:
+    """The numbers of one agent on one task."""
+
+    env: str
+    agent: str
+    level: int | None
+    probe: str | None
+    episodes: int
+    mean_score: float
+    score_lo: float
+    score_hi: float
+    success_rate: float
+    success_lo: float
+    success_hi: float
+    mean_turns: float
+    mean_turns_success: float
+    efficiency: float
+    format_errors: float
+    failure: float
+    format_error: float
+    timeout: float
+    context_overflow: float
+    infra_errors: int
+    prompt_tokens: float
+    completion_tokens: float
+    cost: float | None
+    turns: list[int]
+    #: Episodes per configuration (``--samples K``; the fewest any configuration has).
+    samples: int = 1
+    #: pass@K: the chance that at least one of K episodes of a configuration succeeds (the
+    #: unbiased estimator of Chen et al. 2021 from all its episodes), averaged over configurations.
+    pass_at_k: float = float("nan")
+    #: mean@K: the mean score of a configuration's episodes, averaged over configurations.
+    mean_at_k: float = float("nan")
+    #: Turns of the episodes by outcome (the turn figure marks format errors and timeouts apart).
+    outcome_turns: dict[str, list[int]] | None = None
+    #: Mean score per configuration (probe drops compare the same configurations).
+    config_scores: dict[int, float] | None = None
+    #: Success rate per configuration (the probe tables compare success rates, as the paper).
+    config_success: dict[int, float] | None = None
+    #: Under a probe: per scored episode its ``config_id``, ``success``, ``score`` and the
+    #: probe's figures (the record's ``probe_result``, ``None`` in logs written before it).
+    probe_records: list[dict[str, Any]] | None = None
+
+    @property
+    def task(self) -> Task:
+        """What the agents are compared on: the env id, and a query game's level and probe."""
+        return self.env, self.level, self.probe
+
+    @property
+    def task_name(self) -> str:
+        """The short name of :attr:`task` (``HiddenNumber L3``, ``HiddenNumber L3 noise``)."""
+        return task_name(self.task)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The :data:`COLUMNS` of the row (a line of ``report.csv``)."""
+        return {c: getattr(self, c) for c in COLUMNS}
+
+
+def parse_prices(items: Iterable[str]) -> dict[str, tuple[float, float]]:
+    """``AGENT=IN,OUT`` (US$ per million prompt / completion tokens) → {agent: (in, out)}."""
+    prices = {}
+    for item in items:
+        agent, _, pair = item.rpartition("=")
+        try:
+            p_in, p_out = (float(x) for x in pair.split(","))
+        except ValueError:
+            raise ValueError(f"--price must look like AGENT=IN,OUT (US$ per 1M tokens), got {item!r}") from None
+        if not agent:
+            raise ValueError(f"--price must look like AGENT=IN,OUT (US$ per 1M tokens), got {item!r}")
+        prices[agent] = (p_in, p_out)
+    return prices
+
+
+def mean(xs: Sequence[float]) -> float:
+    """The mean, NaN for no value."""
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def bootstrap_ci(scores: list[float], resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of the mean (seeded: the same log, the same interval);
+    NaN for fewer than two episodes."""
+    if len(scores) < 2:
+        return float("nan"), float("nan")
+    x = np.asarray(scores, dtype=float)
+    means = x[np.random.default_rng(seed).integers(0, len(x), size=(resamples, len(x)))].mean(axis=1)
+    lo, hi = np.quantile(means, [0.025, 0.975])
+    return float(lo), float(hi)
+
+
+def wilson_ci(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a rate ``k / n`` (sound at small ``n``); NaN for ``n = 0``."""
+    if n == 0:
+        return float("nan"), float("nan")
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k of one configuration with ``c`` successes in ``n`` episodes (k <= n)."""
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def _per_config(recs: list[EpisodeRecord], value: Callable[[EpisodeRecord], float]) -> list[float]:
+    by: dict[int, list[float]] = {}
+    for r in recs:
+        by.setdefault(r.config_id, []).append(value(r))
+    return [sum(v) / len(v) for v in by.values()]
+
+
+def _probe_record(record: EpisodeRecord) -> dict[str, Any]:
+    """What the probe tables read of one scored episode under a probe."""
+    figures = record.probe_result
+    return {
+        "config_id": record.config_id,
+        "success": record.outcome == "success",
+        "score": float(record.score or 0.0),
+        "figures": figures if isinstance(figures, dict) else None,
+    }
+
+
+def _score(r: EpisodeRecord) -> float:
+    return float(r.score or 0.0)
+
+
+def _share(recs: list[EpisodeRecord], outcome: str) -> float:
+    return sum(r.outcome == outcome for r in recs) / len(recs) if recs else float("nan")
+
+
+def _intervals(recs: list[EpisodeRecord], k: int, wins: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The score and success intervals: episodes resampled, or configurations when ``k`` > 1
+    (episodes of one configuration are not independent)."""
+    if k > 1:
+        return (
+            bootstrap_ci(_per_config(recs, _score)),
+            bootstrap_ci(_per_config(recs, lambda r: float(r.outcome == "success"))),
+        )
+    return bootstrap_ci([_score(r) for r in recs]), wilson_ci(wins, len(recs))
+
+
+def _cost(recs: list[EpisodeRecord], price: tuple[float, float] | None) -> float | None:
+    if price is None:
+        return None
+    return sum(r.prompt_tokens * price[0] + r.completion_tokens * price[1] for r in recs) / 1e6
+
+
+def _row(task: tuple[str, str, int | None, str | None], group: list[EpisodeRecord], price: Any) -> Row:
+    """The :class:`Row` of one agent's episodes on one task."""
+    env, agent, level, probe = task
+    recs = [r for r in group if r.outcome != "infra_error"]
+    n = len(recs)
+    wins = [r.turns for r in recs if r.outcome == "success"]
+    success, turns_success = len(wins) / n if n else float("nan"), mean(wins)
+    per_config: dict[int, list[EpisodeRecord]] = {}
+    for r in recs:
+        per_config.setdefault(r.config_id, []).append(r)
+    k = min((len(v) for v in per_config.values()), default=1)
+    score_ci, success_ci = _intervals(recs, k, len(wins))
+    outcome_turns: dict[str, list[int]] = {}
+    for r in recs:
+        outcome_turns.setdefault(r.outcome, []).append(r.turns)
+    return Row(
+        env=env,
+        agent=agent,
+        level=level,
+        probe=probe,
+        episodes=n,
+        mean_score=mean([_score(r) for r in recs]),
+        score_lo=score_ci[0],
+        score_hi=score_ci[1],
+        success_rate=success,
+        success_lo=success_ci[0],
+        success_hi=success_ci[1],
+        mean_turns=mean([r.turns for r in recs]),
+        mean_turns_success=turns_success,
+        efficiency=100 * success / turns_success if wins else 0.0,
+        format_errors=mean([r.format_errors for r in recs]),
+        failure=_share(recs, "failure"),
+        format_error=_share(recs, "format_error"),
+        timeout=_share(recs, "timeout"),
+        context_overflow=_share(recs, "context_overflow"),
+        infra_errors=len(group) - n,
+        prompt_tokens=mean([r.prompt_tokens for r in recs]),
+        completion_tokens=mean([r.completion_tokens for r in recs]),
+        cost=_cost(recs + [r for r in group if r.outcome == "infra_error"], price),
+        turns=[r.turns for r in recs],
+        samples=k,
+        pass_at_k=mean([pass_at_k(len(v), sum(r.outcome == "success" for r in v), k) for v in per_config.values()]),
+        mean_at_k=mean(_per_config(recs, _score)),
+        outcome_turns=outcome_turns,
+        config_scores={c: mean([_score(r) for r in v]) for c, v in per_config.items()},
+        config_success={c: mean([float(r.outcome == "success") for r in v]) for c, v in per_config.items()},
+        probe_records=None if probe is None else [_probe_record(r) for r in recs],
+    )
+
+
+def compute_rows(
+    records: Iterable[EpisodeRecord | Mapping[str, Any]], prices: dict[str, tuple[float, float]] | None = None
+) -> list[Row]:
+    """One :class:`Row` per (task, agent): models first, then random, then oracle. ``records``
+    are :class:`~mtp_gym.eval.record.EpisodeRecord`\\ s (:func:`~.load.load_runs`) or mappings in
+    the record's JSON form."""
+    prices = prices or {}
+    groups: dict[tuple[str, str, int | None, str | None], list[EpisodeRecord]] = {}
+    for r in map(EpisodeRecord.from_json, records):
+        groups.setdefault((r.env_id, r.agent, r.level, r.probe), []).append(r)
+    rows = [_row(task, recs, prices.get(task[1])) for task, recs in groups.items()]
+    order = agent_order()
+    rows.sort(key=lambda r: (r.env, r.level or 0, r.probe or "", order(r.agent), r.agent))
+    return rows
+
+
+def agent_order() -> Callable[[str], int]:
+    """Sort key of an agent: models first (0), then random, then oracle."""
+    order = {a: i for i, a in enumerate(BASELINES, start=1)}
+    return lambda agent: order.get(agent, 0)
+
+
+def macro_rows(rows: list[Row]) -> list[dict[str, Any]]:
+    """Per agent: unweighted means over the tasks that EVERY agent has scored episodes on, so
+    the agents' averages cover the same tasks; ``missing`` names the tasks an agent lacks
+    (they are left out of every agent's average)."""
+    agents: dict[str, dict[Task, Row]] = {}
+    for r in rows:
+        agents.setdefault(r.agent, {})
+        if r.episodes:
+            agents[r.agent][r.task] = r
+    every = sorted({r.task for r in rows}, key=task_order)
+    common = [t for t in every if all(t in scored for scored in agents.values())]
+    out = []
+    order = agent_order()
+    for agent in sorted(agents, key=lambda a: (order(a), a)):
+        rs = [agents[agent][t] for t in common]
+        costs = [r.cost for r in rows if r.agent == agent and r.cost is not None]
+        out.append(
+            {
+                "agent": agent,
+                "tasks": len(rs),
+                "mean_score": mean([r.mean_score for r in rs]),
+                "success_rate": mean([r.success_rate for r in rs]),
+                "mean_turns": mean([r.mean_turns for r in rs]),
+                "cost": sum(costs) if costs else None,
+                "missing": [task_name(t) for t in every if t not in agents[agent]],
+            }
+        )
+    return out
+
+
+def task_order(task: Task) -> tuple[int, str, int, str]:
+    """Sort key of a task: its suite, id, level, probe."""
+    env, level, probe = task
+    return (suite_of(env)[0], env, level or 0, probe or "")
+
+
+@cache
+def suite_of(env_id: str) -> tuple[int, str]:
+    """(sort key, panel name) of an env: its paper, and for a query game its cell (the env
+    class's ``puzzle``); an id this install does not register sorts last under its own name."""
+    try:
+        info = puzzle_info(env_id)
+    except ValueError:
+        return len(PAPERS), env_id
+    return info.order, info.suite
+
+
+def success_means(env_id: str) -> str:
+    """What success means in ``env_id`` (its env class's ``puzzle``; an id this install does not
+    register: a correct final answer)."""
+    try:
+        return puzzle_info(env_id).success_means
+    except ValueError:
+        return "a correct final answer (score the same)"
