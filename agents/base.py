@@ -5,11 +5,13 @@ scripted agents per env (:func:`register_agent`) and model providers for every e
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from mtp_gym.episode import InfrastructureError, Policy
+from mtp_gym.registration import closest, did_you_mean
 
 __all__ = [
     "Policy",
@@ -17,6 +19,7 @@ __all__ = [
     "ModelProvider",
     "register_agent",
     "make_agent",
+    "check_agent",
     "agent_kinds",
     "model_provider",
     "model_providers",
@@ -50,6 +53,10 @@ class ModelProvider:
         env_vars: ``env_vars(kwargs)``, the environment variables an agent built with
             ``kwargs`` reads (forwarded to workers on other machines).
         cli_options: ``mtp-gym eval`` option (its ``dest``) -> the kwarg it sets.
+        resolve: ``resolve(name)``, the callable ``build`` hands its kwargs to, ``name`` bound
+            (its signature names the kwargs the provider takes), found without building anything; raises
+            ``ValueError`` naming the fix when ``PREFIX:name`` cannot be built here (a missing
+            extra or module). ``None``: not checked before the run.
     """
 
     prefix: str
@@ -59,6 +66,7 @@ class ModelProvider:
     transport_kwargs: tuple[str, ...] = ()
     env_vars: Callable[[Mapping[str, Any]], Iterable[str]] = _no_env_vars
     cli_options: Mapping[str, str] = field(default_factory=dict)
+    resolve: Callable[[str], Callable[..., Any]] | None = None
 
     @property
     def example(self) -> str:
@@ -77,6 +85,7 @@ def model_provider(
     transport_kwargs: Iterable[str] = (),
     env_vars: Callable[[Mapping[str, Any]], Iterable[str]] = _no_env_vars,
     cli_options: Mapping[str, str] | None = None,
+    resolve: Callable[[str], Callable[..., Any]] | None = None,
 ) -> Callable[[Callable[..., Policy]], Callable[..., Policy]]:
     """Register the decorated ``build(name, **kwargs)`` as the provider of ``PREFIX:name`` specs
     (see :class:`ModelProvider` for the other arguments); the one place a new prefix is declared."""
@@ -85,7 +94,7 @@ def model_provider(
 
     def register(build: Callable[..., Policy]) -> Callable[..., Policy]:
         _PROVIDERS[prefix] = ModelProvider(
-            prefix, build, placeholder, endpoint, tuple(transport_kwargs), env_vars, dict(cli_options or {})
+            prefix, build, placeholder, endpoint, tuple(transport_kwargs), env_vars, dict(cli_options or {}), resolve
         )
         return build
 
@@ -132,11 +141,15 @@ def _entry_point(target: str) -> AgentFactory:
     """A factory that imports ``"package.module:Class"`` when first called."""
     module, _, name = target.partition(":")
 
-    def build(**kwargs: Any) -> Policy:
+    def load() -> AgentFactory:
         factory: AgentFactory = getattr(importlib.import_module(module), name)
-        return factory(**kwargs)
+        return factory
+
+    def build(**kwargs: Any) -> Policy:
+        return load()(**kwargs)
 
     build.__qualname__ = build.__name__ = target
+    build.load = load  # type: ignore[attr-defined]  # the class itself, for check_agent
     return build
 
 
@@ -151,6 +164,58 @@ def register_agent(env_id: str, kind: str, factory: AgentFactory | str) -> None:
 def agent_kinds(env_id: str) -> list[str]:
     """The scripted agent kinds available for ``env_id``."""
     return sorted(_REGISTRY.get(_base_id(env_id), {}))
+
+
+def _unknown_spec(spec: str, env_id: str, kinds: Iterable[str]) -> str:
+    """Why ``spec`` is neither a model spec nor a kind of ``env_id``, with the closest name."""
+    kinds = sorted(kinds)
+    prefix, colon, rest = spec.partition(":")
+    if colon:  # a misspelled model prefix: openia:gpt-4o
+        near = closest(prefix, _PROVIDERS)
+        hint = f" (did you mean {near + ':' + rest!r}?)" if near else ""
+    else:
+        hint = did_you_mean(spec, kinds)
+    models = ", ".join(repr(s) for s in model_spec_examples())
+    return f"agent spec {spec!r} is not available for {env_id}{hint}; allowed: {kinds} or {models}"
+
+
+def _kwarg_names(factory: Callable[..., Any]) -> list[str] | None:
+    """The kwargs ``factory`` takes (``None``: any, it has ``**kwargs``)."""
+    target = getattr(factory, "load", None)
+    target = target() if target is not None else factory
+    try:
+        params = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: not checked
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [p.name for p in params if p.kind in kinds and p.name != "self"]
+
+
+def check_agent(spec: str, env_id: str, kwargs: Mapping[str, Any] | None = None) -> None:
+    """A ``ValueError`` naming the fix unless ``make_agent(spec, env_id, **kwargs)`` can build
+    an agent, found without building it: the spec's kind or provider (with the closest name),
+    a model provider's missing extra or module, kwargs its class does not take (with the
+    allowed ones)."""
+    kwargs = kwargs or {}
+    provider = provider_of(spec)
+    if provider is not None:
+        name = spec.partition(":")[2]
+        if provider.resolve is None:
+            return
+        names = _kwarg_names(provider.resolve(name))
+        what = f"agent {spec!r}"
+    else:
+        kinds = _REGISTRY.get(_base_id(env_id), {})
+        if spec not in kinds:
+            raise ValueError(_unknown_spec(spec, _base_id(env_id), kinds))
+        names = _kwarg_names(kinds[spec])
+        what = f"agent {spec!r} of {_base_id(env_id)}"
+    unknown = sorted(set(kwargs) - set(names)) if names is not None else []
+    if unknown:
+        hint = did_you_mean(unknown[0], names or ())
+        raise ValueError(f"unknown kwarg(s) {unknown} for {what}{hint}; allowed: {sorted(names or ())}")
 
 
 def make_agent(spec: str, env_id: str, **kwargs: Any) -> Policy:
@@ -172,6 +237,5 @@ def make_agent(spec: str, env_id: str, **kwargs: Any) -> Policy:
         raise ValueError(f"env_id={env_id!r} has no scripted agents; allowed: {sorted(_REGISTRY)}")
     kinds = _REGISTRY[env_id]
     if spec not in kinds:
-        models = ", ".join(repr(s) for s in model_spec_examples())
-        raise ValueError(f"agent spec {spec!r} is not available for {env_id}; allowed: {sorted(kinds)} or {models}")
+        raise ValueError(_unknown_spec(spec, env_id, kinds))
     return kinds[spec](**kwargs)

@@ -12,7 +12,8 @@ environment and the run directory's identity all read it.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Mapping
+import importlib.util
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any
 
@@ -34,12 +35,19 @@ def _openai_env_vars(kwargs: Mapping[str, Any]) -> Iterable[str]:
     return (BASE_URL_ENV, kwargs.get("api_key_env", API_KEY_ENV))
 
 
+def _openai_class(model: str) -> Callable[..., Any]:
+    from mtp_gym.agents.llm.openai_agent import OpenAIChatAgent
+
+    return partial(OpenAIChatAgent, model)
+
+
 @model_provider(
     "openai",
     placeholder="MODEL",
     endpoint=True,
     transport_kwargs=("base_url", "api_key_env", "max_retries", "backoff", "max_backoff", "timeout", "action_timeout"),
     env_vars=_openai_env_vars,
+    resolve=_openai_class,
     cli_options={
         "base_url": "base_url",
         "temperature": "temperature",
@@ -55,26 +63,65 @@ def openai_model(model: str, **kwargs: Any) -> Policy:
     return OpenAIChatAgent(model=model, **kwargs)
 
 
+#: What ``hf:`` agents import, none of it in the plain install: the ``[hf]`` extra.
+HF_MODULES = ("torch", "transformers")
+
+
+def _hf_class(path: str) -> Callable[..., Any]:
+    """``TransformersAgent`` bound to ``path``; a ``ValueError`` naming the extra when torch or
+    transformers is missing (the plain install), before any model is loaded."""
+    missing = [m for m in HF_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ValueError(
+            f"agent 'hf:{path}' needs {' and '.join(missing)}, which the plain install lacks: "
+            'pip install "mtp-gym[hf]"'
+        )
+    from mtp_gym.agents.llm.hf_agent import TransformersAgent
+
+    return partial(TransformersAgent, path)
+
+
 @model_provider(
     "hf",
     placeholder="PATH",
+    resolve=_hf_class,
     cli_options={"temperature": "temperature", "top_p": "top_p", "max_tokens": "max_new_tokens", **_CHAT_OPTIONS},
 )
 def hf_model(path: str, **kwargs: Any) -> Policy:
     """``hf:PATH``: a local Hugging Face model (:class:`~mtp_gym.agents.llm.TransformersAgent`)."""
-    from mtp_gym.agents.llm.hf_agent import TransformersAgent
+    agent: Policy = _hf_class(path)(**kwargs)
+    return agent
 
-    return TransformersAgent(path, **kwargs)
 
-
-@model_provider("py", placeholder="module:factory")
-def python_factory(target: str, **kwargs: Any) -> Policy:
-    """``py:package.module:factory``: your own policy, ``factory(**kwargs)``."""
+def _python_factory(target: str) -> Callable[..., Any]:
+    """The factory named by ``py:module:factory``, imported; a ``ValueError`` naming the fix
+    when the module cannot be imported or lacks the name."""
+    spec = "py:" + target
     module, _, name = target.partition(":")
     if not module or not name:
-        raise ValueError(f"agent spec {'py:' + target!r}: expected 'py:package.module:factory'")
-    factory: Any = getattr(importlib.import_module(module), name)
-    return factory(**kwargs)
+        raise ValueError(f"agent spec {spec!r}: expected 'py:package.module:factory'")
+    try:
+        loaded = importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name is not None and module != err.name and not module.startswith(err.name + "."):
+            raise ValueError(
+                f"agent spec {spec!r}: importing {module!r} failed: {err}; pip install what it needs"
+            ) from err
+        raise ValueError(
+            f"agent spec {spec!r}: no module named {module!r}; install it, or put the folder that holds "
+            f"{module.split('.')[0]}.py on PYTHONPATH (`PYTHONPATH=. mtp-gym ...` from that folder)"
+        ) from None
+    factory = getattr(loaded, name, None)
+    if not callable(factory):
+        raise ValueError(f"agent spec {spec!r}: module {module!r} has no callable {name!r} ({loaded.__file__})")
+    return factory
+
+
+@model_provider("py", placeholder="module:factory", resolve=_python_factory)
+def python_factory(target: str, **kwargs: Any) -> Policy:
+    """``py:package.module:factory``: your own policy, ``factory(**kwargs)``."""
+    agent: Policy = _python_factory(target)(**kwargs)
+    return agent
 
 
 # Env-level puzzles: the table of registration.SCRIPTED_AGENTS (imported when first made).

@@ -7,6 +7,9 @@ costs no turn, which a ``TimeLimit`` wrapper would get wrong).
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 import gymnasium as gym
 
 #: env id -> entry point, grouped by paper.
@@ -105,6 +108,20 @@ def game_ids(names: str) -> list[str]:
     if unknown:
         raise ValueError(f"unknown game(s) {sorted(unknown)}; allowed: {sorted(i[4:-3] for i in GAME_IDS)}")
     return sorted(wanted or GAME_IDS)
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` closest to a misspelled ``word`` (case ignored), if any is close."""
+    folded = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(word.lower(), list(folded), n=1)
+    return folded[close[0]] if close else None
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``" (did you mean 'X'?)"`` with the :func:`closest` choice, else ``""``: the hint of an
+    error naming an unknown id, agent, probe or kwarg."""
+    near = closest(word, choices)
+    return f" (did you mean {near!r}?)" if near else ""
 
 
 def register_envs() -> None:

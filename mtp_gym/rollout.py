@@ -82,7 +82,7 @@ import numpy as np
 import mtp_gym  # noqa: F401  (registers the ids)
 from mtp_gym.core import check_choice, check_int
 from mtp_gym.episode import INFRA_ERROR, run_episode
-from mtp_gym.eval.harness import EXECUTORS, AgentConfig, bounded_map
+from mtp_gym.eval.harness import EXECUTORS, AgentConfig, bounded_map, process_worker
 from mtp_gym.eval.log import to_jsonable
 from mtp_gym.eval.record import EpisodeRecord, task_of
 
@@ -326,7 +326,11 @@ def collect(
         finally:
             _LOCAL.run = _LOCAL.pair = None
     else:
-        pool = ThreadPoolExecutor(workers) if kind == "thread" else ProcessPoolExecutor(workers)
+        pool = (
+            ThreadPoolExecutor(workers)
+            if kind == "thread"
+            else ProcessPoolExecutor(workers, initializer=process_worker)  # one BLAS thread each
+        )
         try:
             calls = ((policy, label, env_id, env_kwargs, run, task) for task in tasks)
             bounded_map(pool, _play, calls, 2 * workers, records.append)

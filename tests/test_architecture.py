@@ -67,7 +67,7 @@ OPTIONAL = {
     "sb3_contrib": ("mtp_gym.agents.sb3_agent",),
     "transformers": ("mtp_gym.agents.llm.hf_agent",),
     "datasets": ("mtp_gym.rollout",),
-    "ray": ("mtp_gym.eval.harness",),
+    "ray": ("mtp_gym.eval.backends",),
     "inspect_ai": ("mtp_gym.integrations.inspect_tasks",),
     "verifiers": ("mtp_gym.integrations.verifiers_env",),
     "openenv": ("mtp_gym.integrations.openenv_server",),

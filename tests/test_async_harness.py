@@ -7,7 +7,8 @@ import threading
 import pytest
 from fake_endpoint import LatencyEndpoint
 
-from mtp_gym.eval.harness import AgentConfig, _executor_kind, run_eval
+from mtp_gym.eval.backends import executor_kind
+from mtp_gym.eval.harness import AgentConfig, run_eval
 from mtp_gym.eval.log import read_episodes
 
 HN = "MTP/HiddenNumber-v0"
@@ -20,13 +21,13 @@ def endpoint():
 
 
 def test_endpoint_agents_default_to_the_event_loop():
-    assert _executor_kind("auto", 32, AgentConfig("openai:m")) == "async"
-    assert _executor_kind("auto", 32, AgentConfig("openai:a", finisher="openai:b", handoff_turn=2)) == "async"
-    assert _executor_kind("auto", 32, AgentConfig("hf:smollm2")) == "thread"
-    assert _executor_kind("auto", 32, AgentConfig("oracle")) == "process"
-    assert _executor_kind("auto", 1, AgentConfig("oracle")) is None
+    assert executor_kind("auto", 32, AgentConfig("openai:m")) == "async"
+    assert executor_kind("auto", 32, AgentConfig("openai:a", finisher="openai:b", handoff_turn=2)) == "async"
+    assert executor_kind("auto", 32, AgentConfig("hf:smollm2")) == "thread"
+    assert executor_kind("auto", 32, AgentConfig("oracle")) == "process"
+    assert executor_kind("auto", 1, AgentConfig("oracle")) is None
     with pytest.raises(ValueError, match="--executor must be one of"):
-        _executor_kind("fibers", 2, AgentConfig("openai:m"))
+        executor_kind("fibers", 2, AgentConfig("openai:m"))
 
 
 @pytest.mark.parametrize("workers", [1, 16, 48])

@@ -15,6 +15,7 @@ import pytest
 from helpers import CLI_ENV, cli, slow_eval_args
 
 from mtp_gym.cli import main
+from mtp_gym.eval.backends import _executor
 from mtp_gym.eval.harness import AgentConfig, benchmark_subset, run_eval, select_configs
 from mtp_gym.eval.log import ConfigMismatch, RunLog, read_episodes
 from mtp_gym.eval.report import compute_rows, load_runs
@@ -286,6 +287,59 @@ def test_report_adds_random_and_oracle_rows_on_the_same_configs(tmp_path):
     base = read_episodes(tmp_path / "rep" / "baselines" / "oracle" / "MTP_WordGuess-v0" / "episodes.jsonl")[0]
     assert sorted(r["config_id"] for r in base) == [7, 300]
     assert float(rows[2]["mean_score"]) > 0.9
+
+
+def test_baselines_beside_an_agent_are_on_its_own_configurations(tmp_path):
+    # The README's flow: an eval's oracle and random rows on a split, a person's one game on another configuration.
+    runs = tmp_path / "runs"
+    for kind in ("oracle", "random"):
+        run_eval([WG], AgentConfig(kind), runs / kind, split="2", progress=False)
+    split = {r["config_id"] for r in read_episodes(runs / "oracle" / "episodes.jsonl")[0]}
+    mine = next(c for c in range(400) if c not in split)
+    _write_run(runs / "human_alice", "human:alice", {WG: {}}, [ep(WG, mine, "success", 1.0, 5)])
+
+    res = cli("report", str(runs), "--out", str(tmp_path / "rep"))
+    assert res.returncode == 0, res.stderr
+    # The baselines were played on the person's configuration too ...
+    for kind in ("random", "oracle"):
+        base = read_episodes(tmp_path / "rep" / "baselines" / kind / "MTP_WordGuess-v0" / "episodes.jsonl")[0]
+        assert [r["config_id"] for r in base] == [mine]
+    (oracle_on_mine,) = [r["score"] for r in base]  # the last kind played: oracle
+    # ... and the report compares them on it, saying the rows (and the macro) cover other configurations.
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert md.index("Macro averages") < md.index("**Not on the same configurations**") < md.index("Per task")
+    assert "human:alice on WordGuess" not in md  # the note names the agent and the task apart
+    assert "than human:alice" in md and "random/oracle rows of WordGuess" in md
+    row = next(line for line in md.splitlines() if line.startswith("| WordGuess | human:alice | 1 | 1.000 |"))
+    assert row.endswith(f"| {oracle_on_mine:.3f} |")  # columns: random score, oracle score
+    rows = [(r["agent"], r["episodes"]) for r in csv.DictReader(open(tmp_path / "rep" / "report.csv"))]
+    assert rows == [("human:alice", "1"), ("random", "3"), ("oracle", "3")]
+
+    # Without baselines played, the table says what it lacks (n/a) instead of comparing other games.
+    res = cli("report", str(runs), "--no-baselines", "--out", str(tmp_path / "bare"))
+    assert res.returncode == 0, res.stderr
+    assert "| WordGuess | human:alice | 1 | 1.000 | n/a | n/a |" in res.stdout
+
+    # Agents on the same configurations: no note, no extra table.
+    res = cli("report", str(runs / "oracle"), str(runs / "random"), "--out", str(tmp_path / "same"))
+    assert res.returncode == 0 and "Not on the same configurations" not in res.stdout, res.stderr
+    assert "own configurations" not in res.stdout
+
+
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+def test_process_workers_run_one_blas_thread_each():
+    """Several worker processes with a BLAS thread per core each would oversubscribe the cores."""
+    pytest.importorskip("threadpoolctl")
+    pool = _executor("process", 1)
+    try:
+        assert set(pool.submit(_blas_threads).result()) == {1}
+    finally:
+        pool.shutdown()
 
 
 def test_infra_errors_are_recorded_apart_and_replayed(tmp_path):

@@ -23,7 +23,7 @@ import pytest
 from helpers import CLI_ENV, cli, slow_eval_args
 
 from mtp_gym.cli import EXIT_INTERRUPTED, main
-from mtp_gym.eval import harness
+from mtp_gym.eval import backends
 from mtp_gym.eval.harness import AgentConfig, run_eval
 from mtp_gym.eval.log import LOG_NAME, RunLog, read_episodes, record_key
 from mtp_gym.eval.report import MAX_NAMED, load_runs, record_problem
@@ -287,7 +287,7 @@ def test_a_full_disk_while_writing_the_report_says_the_logs_are_whole(run_dir, m
 
 def test_ctrl_c_in_process_returns_130_with_the_resume_command(tmp_path, monkeypatch, capsys):
     argv = [*EVAL, "--out", str(tmp_path)]
-    play = harness.play_config
+    play = backends.play_config
     calls = []
 
     def interrupted(*args: object) -> dict:
@@ -296,7 +296,7 @@ def test_ctrl_c_in_process_returns_130_with_the_resume_command(tmp_path, monkeyp
         calls.append(args)
         return play(*args)
 
-    monkeypatch.setattr(harness, "play_config", interrupted)
+    monkeypatch.setattr(backends, "play_config", interrupted)
     assert main(argv) == EXIT_INTERRUPTED
     said = capsys.readouterr().err.strip().splitlines()
     assert len(said) == 2 and said[0].startswith("mtp-gym eval: interrupted; the log is whole")

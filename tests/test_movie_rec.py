@@ -36,6 +36,7 @@ from mtp_gym.envs.movie_rec import (
     sample_movie_set,
     sample_weights,
 )
+from mtp_gym.episode import run_episode
 from mtp_gym.eval import evaluate, summarize
 
 ENV_ID = "MTP/MovieRec-v0"
@@ -372,6 +373,29 @@ def test_oracle_on_a_tie_episode_never_breaks():
         assert any(reply.startswith("No Preference\n") for reply in replies)
         assert len(set(asked)) == 10
         assert r.format_errors == 0 and r.turns == 11 and r.outcome in ("success", "failure") and r.score > 0.9
+
+
+def test_oracle_thinks_on_one_blas_thread_and_gives_the_count_back():
+    """Its BLAS products are small: more threads only spin on cores other processes hold (7x the
+    CPU per episode beside two busy processes). The process's count comes back after each move."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    seen = []
+
+    def blas_threads() -> list[int]:
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+    class Watched(MovieRecOracle):
+        def _next_question(self) -> int:
+            seen.append(blas_threads())
+            return super()._next_question()
+
+    before = blas_threads()
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        inside = blas_threads()
+        r = run_episode(gym.make(ENV_ID), Watched(), config_id=8)
+        assert r.turns == 11 and len(seen) == 10 and all(n == [1] * len(n) for n in seen)
+        assert blas_threads() == inside
+    assert blas_threads() == before
 
 
 ORACLE_SAMPLE = range(5, 1000, 25)  # 40 configurations: every user, 40 movie sets

@@ -187,7 +187,7 @@ def test_without_ray_installed_the_error_names_the_package_and_how_to_install_it
 
 
 def test_an_address_names_the_same_cluster_by_host_and_port():
-    from mtp_gym.eval.harness import _same_address
+    from mtp_gym.eval.backends import _same_address
 
     assert _same_address("127.0.0.1:6379", "127.0.0.1:6379")
     assert _same_address("localhost:6379", "127.0.0.1:6379")

@@ -186,7 +186,14 @@ def test_cli_samples_report_pass_at_k(tmp_path):
         "--no-progress",
     )
     assert res.returncode == 0, res.stderr
-    assert "| HiddenNumber L3 | random | 2 |" in res.stdout and "pass@K" in res.stdout
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "| HiddenNumber L3 | random | 2 |" in md and "pass@K" in md
+    # eval prints a short summary: the macro averages first, where the report is and how to view it.
+    lines = res.stdout.strip().splitlines()
+    assert len(lines) <= 15 and lines[0].startswith("Macro averages") and "| random | 1 |" in res.stdout
+    assert f"written: {tmp_path / 'report' / 'report.md'}" in res.stdout and "report.html" in res.stdout
+    assert f"mtp-gym view {tmp_path / 'report'}" in res.stdout and "HiddenNumber L3 |" not in res.stdout
+    assert md.index("Macro averages") < md.index("Per task and agent") < md.index("pass@K")
     rows = list(csv.DictReader(open(tmp_path / "report" / "report.csv")))
     assert {r["samples"] for r in rows} == {"2"}
     assert (tmp_path / "report" / "report.html").exists()

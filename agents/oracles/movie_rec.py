@@ -24,12 +24,15 @@ on weight differences that do not change the pick). The final pick maximizes the
 ``1 - (rank - 1) / 39`` over the surviving points (``pick="score"``), or the expected utility
 (``pick="utility"``, the posterior-mean weights).
 
-Its scores on the benchmark split: ``python benchmarks/movie_rec.py`` (the README quotes them);
+Its scores on the benchmark split: ``python benchmarks/movie_rec.py`` (docs/puzzles.md quotes them);
 ``pytest -m slow tests/test_movie_rec.py -k full_split`` checks them.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -51,6 +54,47 @@ from mtp_gym.envs.movie_rec import (
 FINAL_MARK = FINAL_PROMPT.split(":", 1)[0]
 
 _SIGN = {YES: 1, NO: -1, NO_PREFERENCE: 0}
+
+
+class _BlasLimit:
+    """The oracles of the process inside :func:`one_blas_thread`, and the limit they hold."""
+
+    lock = threading.Lock()
+    users = 0
+    limit: Any = None
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """One BLAS thread while the oracle thinks: its products are small, and BLAS threads spin on
+    cores other processes hold (an episode cost 7x the CPU beside two busy processes). The limit
+    is the process's (BLAS has one); it holds while any oracle of the process is inside, and the
+    previous thread count comes back when the last one leaves. Without ``threadpoolctl``, nothing."""
+    with _BlasLimit.lock:
+        if _BlasLimit.users == 0:
+            _BlasLimit.limit = _blas_limit()
+        _BlasLimit.users += 1
+    try:
+        yield
+    finally:
+        with _BlasLimit.lock:
+            _BlasLimit.users -= 1
+            if _BlasLimit.users == 0 and _BlasLimit.limit is not None:
+                _BlasLimit.limit.restore_original_limits()
+                _BlasLimit.limit = None
+
+
+def _blas_limit() -> Any:
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover (a dependency; a stripped install still plays)
+        return None
+    return _controller(ThreadpoolController).limit(limits=1, user_api="blas")
+
+
+@cache
+def _controller(cls: Any) -> Any:
+    return cls()  # scans the loaded libraries once (numpy's BLAS is loaded: this module imports numpy)
 
 
 @cache
@@ -119,10 +163,13 @@ class VersionSpace:
         pts = self.points[:max_points]
         utility = (pts @ movie_sets.reshape(-1, N_ATTRIBUTES).T.astype(np.float32)).astype(np.float64)
         signs = np.sign(diffs.astype(np.float32) @ pts.T)  # questions x points
+        # Per answer: the summed utility of each movie over the points giving it, from two products
+        # (signed and unsigned sums) instead of three; exact, as the utilities are float32 values.
+        signed, unsigned = np.split(np.concatenate([signs, np.abs(signs)]).astype(np.float64) @ utility, 2)
+        every = utility.sum(axis=0)
         value = np.zeros(len(diffs))
-        for sign in (1, -1, 0):
-            # per answer and set: the summed utility of the movie the answering points like most
-            totals = (signs == sign).astype(np.float64) @ utility
+        for totals in ((unsigned + signed) / 2, (unsigned - signed) / 2, every - unsigned):  # Yes, No, No Preference
+            # per set: the summed utility of the movie the answering points like most
             value += totals.reshape(len(diffs), *movie_sets.shape[:2]).max(axis=2).sum(axis=1)
         return int(np.argmax(value))
 
@@ -173,6 +220,10 @@ class MovieRecOracle:
         self._final: tuple[tuple[str, ...], np.ndarray] | None = None
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        with one_blas_thread():
+            return self._act(observation)
+
+    def _act(self, observation: str) -> str:
         if not self._titles:
             self._titles, scores = parse_table(observation)
             i, j = np.triu_indices(len(self._titles), 1)

@@ -56,18 +56,39 @@ def _stopped(args: argparse.Namespace, argv: list[str], why: str, first: str = "
     return f"mtp-gym {args.command}: {why}; {kept}.\n{first}{again}{masked}: {command}"
 
 
+#: What a Ctrl-C'd command other than ``eval``/``report`` left behind, in one line.
+_INTERRUPTED = {
+    "play": "the game was not finished, so nothing was logged; run the same command to play again",
+    "serve-env": "the server stopped",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one ``mtp-gym`` command; ``eval`` and ``report`` end in two lines, not a traceback,
     on Ctrl-C (exit status 130) or a full disk (1): the logs are whole, and how to resume.
+    Ctrl-C in any other command ends in one line (130); no command prints the help (exit 2).
 
     Run as the program (``argv`` ``None``), a Ctrl-C'd local ``eval`` exits at once: its
     worker threads or processes would otherwise finish their episodes, which are not logged.
     """
     program = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    if not argv:  # bare `mtp-gym`: the help, as a usage error (no command given)
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("\nmtp-gym: interrupted before any command ran; nothing was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if args.command not in ("eval", "report"):
-        return int(args.func(args))
+        try:
+            return int(args.func(args))
+        except KeyboardInterrupt:
+            left = _INTERRUPTED.get(args.command, "nothing was written")
+            print(f"\nmtp-gym {args.command}: interrupted; {left}", file=sys.stderr)
+            return EXIT_INTERRUPTED
     try:
         return int(args.func(args))
     except KeyboardInterrupt:

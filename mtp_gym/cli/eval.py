@@ -1,4 +1,4 @@
-"""``mtp-gym eval``: play agents over benchmark splits, then print the report.
+"""``mtp-gym eval``: play agents over benchmark splits, then write the report and print its summary.
 
 The arguments are read and checked here (:func:`validate`); what runs after is the eval
 layer's (:mod:`mtp_gym.eval.pipeline`).
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mtp_gym.cli.common import (
     add_env_kwargs,
     add_price,
+    check_env_kwargs,
     examples,
     fail,
     json_arg,
@@ -22,7 +23,7 @@ from mtp_gym.cli.common import (
     positive_int,
     unit_float,
 )
-from mtp_gym.registration import ENV_IDS
+from mtp_gym.registration import ENV_IDS, did_you_mean
 
 if TYPE_CHECKING:
     from mtp_gym.eval.pipeline import AgentRun
@@ -157,7 +158,7 @@ def _add_kwargs_options(ev: argparse.ArgumentParser) -> None:
 def add_parser(sub: Any) -> None:
     ev = sub.add_parser(
         "eval",
-        help="play agents over benchmark splits (resumable JSONL log) and print the report",
+        help="play agents over benchmark splits (resumable JSONL log), write the report and print its summary",
         **examples(*EVAL_EXAMPLES),
     )
     _add_run_options(ev)
@@ -167,7 +168,7 @@ def add_parser(sub: Any) -> None:
     _add_kwargs_options(ev)
     add_price(ev, "US$ per 1M prompt,completion tokens of an agent, for the cost column (repeatable)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
-    ev.add_argument("--no-report", action="store_true", help="do not print/write the report at the end")
+    ev.add_argument("--no-report", action="store_true", help="no report (nor its summary) at the end")
     ev.set_defaults(func=cmd_eval)
 
 
@@ -204,7 +205,9 @@ def _env_ids(text: str) -> list[str]:
     ids = list(ENV_IDS) if text == "all" else [t.strip() for t in text.split(",") if t.strip()]
     unknown = [i for i in ids if i not in ENV_IDS]
     if unknown or not ids:
-        raise fail(f"--env: unknown id(s) {unknown or [text]}; allowed: {sorted(ENV_IDS)} or 'all'")
+        hint = did_you_mean(unknown[0], ENV_IDS) if unknown else ""
+        allowed = f"allowed: {sorted(ENV_IDS)} or 'all' (see `mtp-gym list`)"
+        raise fail(f"--env: unknown id(s) {unknown or [text]}{hint}; {allowed}")
     return ids
 
 
@@ -231,19 +234,24 @@ def _with_agents(env_ids: list[str], specs: list[str]) -> list[str]:
     return env_ids
 
 
-def _check_agent(spec: str, env_ids: list[str], what: str) -> None:
-    from mtp_gym.agents import agent_kinds
-    from mtp_gym.agents.base import is_model_spec, model_spec_examples
+def _check_agent(spec: str, env_ids: list[str], what: str, kwargs: dict[str, Any] | None = None) -> None:
+    """Exit unless ``spec`` can be built on every env (``what``: its option) with ``kwargs``
+    (``--agent-kwargs`` and the model options), found without building it
+    (:func:`mtp_gym.agents.base.check_agent`: the closest name, a missing extra or module)."""
+    from mtp_gym.agents.base import check_agent, is_model_spec
 
-    if is_model_spec(spec):
-        return
-    for env_id in env_ids:
-        if spec not in agent_kinds(env_id):
-            models = ", ".join(repr(s) for s in model_spec_examples())
-            raise fail(f"{what}: {spec!r} is not available for {env_id}; allowed: {agent_kinds(env_id)} or {models}")
+    for env_id in env_ids[:1] if is_model_spec(spec) else env_ids:  # a model: the same on every env
+        try:
+            check_agent(spec, env_id)
+        except ValueError as err:
+            raise fail(f"{what}: {err}") from None
+        try:
+            check_agent(spec, env_id, kwargs)
+        except ValueError as err:
+            raise fail(f"--agent-kwargs: {err}") from None
 
 
-def _check_options(args: argparse.Namespace, env_ids: list[str]) -> None:
+def _check_options(args: argparse.Namespace, env_ids: list[str], extra: dict[str, Any]) -> None:
     """``--split``, hand-off, ``--executor``, ``--backend`` and ``--address``, alone and together."""
     from mtp_gym.eval.harness import BACKENDS, EXECUTORS, select_configs
 
@@ -254,7 +262,7 @@ def _check_options(args: argparse.Namespace, env_ids: list[str]) -> None:
     if (args.finisher is None) != (args.handoff_turn is None):
         raise fail("--finisher and --handoff-turn go together: give both or neither")
     if args.finisher is not None:
-        _check_agent(args.finisher, env_ids, "--finisher")
+        _check_agent(args.finisher, env_ids, "--finisher", model_kwargs(args.finisher, args, extra))
     if args.executor not in EXECUTORS:
         raise fail(f"--executor: {args.executor!r}; allowed: {list(EXECUTORS)}")
     if args.backend not in BACKENDS:
@@ -273,9 +281,38 @@ def _env_kwargs(args: argparse.Namespace, env_ids: list[str]) -> dict[str, Any]:
         from mtp_gym.wrappers.probes import PROBES
 
         if args.probe not in PROBES or any(e not in GAME_IDS for e in env_ids):
-            raise fail(f"--probe: {args.probe!r} on {env_ids}; allowed: {sorted(PROBES)}, on query-game ids only")
+            hint = did_you_mean(args.probe, PROBES)
+            raise fail(f"--probe: {args.probe!r} on {env_ids}{hint}; allowed: {sorted(PROBES)}, on query-game ids only")
         env_kwargs["probe"] = args.probe
     return env_kwargs
+
+
+def _check_envs(env_ids: list[str], env_kwargs: dict[str, Any], split: str) -> None:
+    """Exit unless every env takes ``env_kwargs`` (their names, then the env made with them:
+    the run writes nothing before this); a note for the envs whose split is smaller than ``split``."""
+    import gymnasium as gym
+
+    smaller = []
+    for env_id in env_ids:
+        check_env_kwargs("--env-kwargs", env_id, env_kwargs)
+        try:
+            env = gym.make(env_id, **{"disable_env_checker": True, **env_kwargs})
+        except (ValueError, TypeError) as err:  # gym.make wraps a TypeError: the env's own message
+            raise fail(f"--env-kwargs: {env_id}: {err.__cause__ or err}") from None
+        total = int(getattr(env.unwrapped, "num_configs", 0))
+        env.close()
+        if split.isdigit() and 0 < total < int(split):
+            smaller.append((env_id, total))
+    if len(smaller) == 1:
+        ((env_id, total),) = smaller
+        print(f"note: --split {split}: {env_id} has {total} configurations; playing all {total}", file=sys.stderr)
+    elif smaller:
+        named = ", ".join(f"{env_id} ({total})" for env_id, total in smaller[:3])
+        more = f" and {len(smaller) - 3} more" if len(smaller) > 3 else ""
+        print(
+            f"note: --split {split}: {len(smaller)} envs have fewer configurations and play all of them: {named}{more}",
+            file=sys.stderr,
+        )
 
 
 def validate(args: argparse.Namespace) -> EvalPlan:
@@ -289,11 +326,12 @@ def validate(args: argparse.Namespace) -> EvalPlan:
         env_ids = _with_agents(env_ids, specs + ([args.finisher] if args.finisher else []))
         if not env_ids:
             raise fail(f"--env all: no registered env has agent(s) {specs}")
-    for spec in specs:
-        _check_agent(spec, env_ids, "--agent")
-    _check_options(args, env_ids)
-    env_kwargs = _env_kwargs(args, env_ids)
     extra = json_arg("--agent-kwargs", args.agent_kwargs)
+    for spec in specs:
+        _check_agent(spec, env_ids, "--agent", model_kwargs(spec, args, extra))
+    _check_options(args, env_ids, extra)
+    env_kwargs = _env_kwargs(args, env_ids)
+    _check_envs(env_ids, env_kwargs, args.split)
     finisher = args.finisher
     runs = [
         AgentRun(
@@ -312,7 +350,7 @@ def validate(args: argparse.Namespace) -> EvalPlan:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from mtp_gym.cli.report import make_report
+    from mtp_gym.cli.report import make_report, written
     from mtp_gym.eval.harness import BackendUnavailable, EndpointDown
     from mtp_gym.eval.pipeline import eval_agents
 
@@ -338,5 +376,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
         report = make_report(
             done.dirs, out / "report", args.price, baselines=True, progress=not args.no_progress, trust_code=True
         )
-        print(report)
+        # A short summary (the macro averages, where the report is); the full tables are in the files.
+        print(f"{getattr(report, 'summary', report)}\n\n{written(out / 'report')}")
     return EXIT_INFRA if done.infra else 0

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from mtp_gym.cli.common import add_env_kwargs, check_env_id, examples, fail, json_arg
+from mtp_gym.cli.common import add_env_kwargs, check_env_id, check_env_kwargs, examples, fail, json_arg
 
 __all__ = ["add_parser", "cmd_play"]
 
@@ -80,6 +80,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     check_env_id("ID", args.env)
     _check_name(args)
     env_kwargs = json_arg("--env-kwargs", args.env_kwargs)
+    check_env_kwargs("--env-kwargs", args.env, env_kwargs)
     last: list[Any] = []
     try:
         env = gym.make(args.env, **env_kwargs)

@@ -9,7 +9,7 @@ from typing import Any
 
 from mtp_gym.cli.common import add_price, examples, fail
 
-__all__ = ["add_parser", "cmd_report", "make_report"]
+__all__ = ["add_parser", "cmd_report", "make_report", "written"]
 
 
 def add_parser(sub: Any) -> None:
@@ -49,13 +49,17 @@ def make_report(
     return build_report(records, dirs, out, prices, baselines, progress=progress, trust_code=trust_code)
 
 
+def written(out: Path) -> str:
+    """Where the report is and how to open it (two lines)."""
+    return (
+        f"written: {out / 'report.md'} (every table), report.html, report.csv, macro.csv and the figures\n"
+        f"view: mtp-gym view {out}   (or open {out / 'report.html'})"
+    )
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(args.dirs[0]) / "report"
     dirs = [Path(d) for d in args.dirs]
     print(make_report(dirs, out, args.price, baselines=not args.no_baselines, trust_code=args.trust_code))
-    print(
-        f"\nwritten: {out}/report.md, report.html, report.csv, macro.csv and the figures "
-        f"(open the page with: mtp-gym view {out})",
-        file=sys.stderr,
-    )
+    print("\n" + written(out), file=sys.stderr)
     return 0

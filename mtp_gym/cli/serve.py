@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from mtp_gym.cli.common import examples, fail, listen, warn_exposed
+from mtp_gym.cli.common import cannot_listen, examples, listen, warn_exposed
 
 __all__ = ["add_parser", "cmd_serve"]
 
@@ -32,7 +32,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         server = make_play_server(args.host, args.port, args.out)
     except OSError as err:
-        raise fail(f"--host/--port: cannot listen on {args.host}:{args.port} ({err})") from None
+        raise cannot_listen(args.host, args.port, err) from None
     host, port = server.server_address[:2]
     print(
         f"mtp-gym play server on http://{host!s}:{port}/ ; finished games go to {args.out}/human_<name>/; "

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from mtp_gym.cli.common import examples, fail, listen, warn_exposed
+from mtp_gym.cli.common import cannot_listen, examples, fail, listen, warn_exposed
 
 __all__ = ["add_parser", "cmd_view"]
 
@@ -42,7 +42,7 @@ def cmd_view(args: argparse.Namespace) -> int:
     try:
         server = make_view_server(args.host, args.port, directory)
     except OSError as err:
-        raise fail(f"--host/--port: cannot listen on {args.host}:{args.port} ({err})") from None
+        raise cannot_listen(args.host, args.port, err) from None
     host, port = server.server_address[:2]
     url = f"http://{host!s}:{port}/"
     print(f"report of {directory} on {url} ; Ctrl-C stops it (the file also opens on its own: {directory}/report.html)")

@@ -2,9 +2,9 @@
 
 * :func:`eval_agents`: every agent's run (:func:`~mtp_gym.eval.harness.run_eval`), one run
   directory each, counting the episodes still lacking a result (``infra_error``).
-* :func:`build_report`: the report of run directories, with random and oracle rows played
-  where missing on the configurations the models played (:func:`baseline_records`), and
-  ``report.html`` beside it.
+* :func:`build_report`: the report of run directories, with random and oracle episodes played
+  on every configuration a model played where they lack it (:func:`baseline_records`; the
+  report compares each model with them on its own configurations), and ``report.html`` beside it.
 
 Messages for the person running the command go through ``warn`` (default: stderr).
 """
@@ -128,13 +128,15 @@ def _task(record: Mapping[str, Any]) -> Task:
 
 
 def _wanted(records: Sequence[Mapping[str, Any]], kinds: Sequence[str], kind: str) -> dict[Task, set[int]]:
-    """The configurations of each task that baseline ``kind`` lacks (those the models played)."""
+    """The configurations of each task that the models played and baseline ``kind`` lacks (a
+    baseline row beside a model's is then on every configuration of the model's, whatever else
+    it covers: a person's one game beside an eval's split, say)."""
     from mtp_gym.agents import agent_kinds
 
-    have = {(_task(r), r["agent"]) for r in records}
+    have = {(_task(r), r["config_id"]) for r in records if r["agent"] == kind and r["outcome"] != "infra_error"}
     wanted: dict[Task, set[int]] = {}
     for r in records:
-        if r["agent"] not in kinds and (_task(r), kind) not in have and kind in agent_kinds(r["env_id"]):
+        if r["agent"] not in kinds and (_task(r), r["config_id"]) not in have and kind in agent_kinds(r["env_id"]):
             wanted.setdefault(_task(r), set()).add(r["config_id"])
     return wanted
 
@@ -147,8 +149,8 @@ def baseline_records(
     progress: bool,
     warn: Warn = _stderr,
 ) -> list[EpisodeRecord]:
-    """Random and oracle episodes on the configurations the models played (sample 0), where
-    missing; one run directory per baseline and task (env, level, probe)."""
+    """Random and oracle episodes (sample 0) on the configurations the models played that the
+    baseline lacks; one run directory per baseline and task (env, level, probe)."""
     from mtp_gym.eval.log import latest
 
     extra: list[EpisodeRecord] = []

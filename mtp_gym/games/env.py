@@ -6,10 +6,20 @@ The env class :class:`GameEnv` carries the documentation (Gymnasium headings).
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Hashable
 from typing import Any
 
-from mtp_gym.core import PAPERS, InvalidAction, PuzzleInfo, Reply, TextPuzzleEnv, check_choice, check_int
+from mtp_gym.core import (
+    PAPERS,
+    InvalidAction,
+    PuzzleInfo,
+    Reply,
+    TextPuzzleEnv,
+    check_choice,
+    check_int,
+    control_field,
+)
 from mtp_gym.games.base import ACTION_NAMES, LEVELS, Game, missing_action
 
 __all__ = ["GameEnv", "resolve_game", "CONFIGS_PER_LEVEL", "DEFAULT_DIFFICULTY"]
@@ -110,6 +120,53 @@ class GameEnv(TextPuzzleEnv):
             levels=LEVELS,
             default_level=DEFAULT_DIFFICULTY,
         )
+
+    @classmethod
+    def play_controls(cls, seen: list[str]) -> list[dict[str, Any]]:
+        """Read from the last answer example of the latest message that shows one (the rules, or a
+        probe's task): ``Answer``, which fills the answer's tag and the tag lines that follow it
+        in the example (the necessity probe's ``<unnecessary>``), and, when the example is the
+        rules' own line, one ``Ask <query>`` per query example line just above it (a text field
+        for the arguments when the example has any). An example inside a sentence (a task that
+        asks for the answer only) offers ``Answer`` alone."""
+        tag_line = re.compile(r"[ \t]*<(\w+)>.*?</\1>[ \t]*$")
+        query_line = re.compile(r"[ \t]*<(query_\w+)>(.*?)</\1>")
+        for message in reversed(seen):
+            examples = list(re.finditer(r"<answer>.*?</answer>", message))
+            if examples:
+                break
+        else:
+            return []
+        at = message.rfind("\n", 0, examples[-1].start()) + 1  # the example's line
+        tags = []
+        for line in message[at:].splitlines():
+            m = tag_line.match(line)
+            if m is None or m[1].startswith("query_"):
+                break
+            tags.append(m[1])
+        answer = {
+            "label": "Answer",
+            "template": "\n".join(f"<{t}>{{{t}}}</{t}>" for t in tags or ["answer"]),
+            "fields": [control_field(t) for t in tags or ["answer"]],
+        }
+        above = message[:at].splitlines()[::-1]
+        if above and not query_line.match(above[0]):
+            above = above[1:]  # the "submit:" line
+        queries: list[dict[str, Any]] = []
+        for line in above if tags else []:
+            q = query_line.match(line)
+            if q is None:
+                break
+            tag, example = q[1], q[2].strip()
+            queries.insert(
+                0,
+                {
+                    "label": "Ask " + tag.removeprefix("query_"),
+                    "template": f"<{tag}>" + ("{arguments}" if example else "") + f"</{tag}>",
+                    "fields": [control_field("arguments")] if example else [],
+                },
+            )
+        return [*queries, answer]
 
     def __init__(
         self,

@@ -246,22 +246,41 @@ class TuringMachineEnv(TextPuzzleEnv):
 
     @classmethod
     def play_controls(cls, seen: list[str]) -> list[dict[str, Any]]:
+        """Only the moves legal at the round's current stage, read from the latest message that
+        names one (a re-prompt restates its stage; one that does not leaves the stage as it was):
+        a code at the proposal, a verifier or SKIP at the questioning, SKIP (next round) or a
+        final code at the deduce step. Every control while the stage is unknown."""
         verifiers = sorted(set(re.findall(r"Verifier <(\d+)>:", "\n".join(seen))), key=int)
-        code = "BLUE={blue}, YELLOW={yellow}, PURPLE={purple}"
         digits = [str(d) for d in range(1, 6)]
-        return [
-            {
-                "label": "Propose / submit code",
-                "template": "<CHOICE>: " + code,
-                "fields": [control_field(c, digits) for c in ("blue", "yellow", "purple")],
-            },
-            {
-                "label": "Test verifier",
-                "template": "<CHOICE>: {verifier}",
-                "fields": [control_field("verifier", verifiers)],
-            },
-            {"label": "Skip", "template": "<CHOICE>: SKIP", "fields": []},
-        ]
+        code: dict[str, Any] = {
+            "template": "<CHOICE>: BLUE={BLUE}, YELLOW={YELLOW}, PURPLE={PURPLE}",
+            "fields": [control_field(c, digits) for c in ("BLUE", "YELLOW", "PURPLE")],
+        }
+        by_stage: dict[str, list[dict[str, Any]]] = {
+            "proposal": [{"label": "Propose code", **code}],
+            "question": [
+                {
+                    "label": "Test verifier",
+                    "template": "<CHOICE>: {verifier}",
+                    "fields": [control_field("verifier", verifiers)],
+                },
+                {"label": "Stop testing (SKIP)", "template": "<CHOICE>: SKIP", "fields": []},
+            ],
+            "deduce": [
+                {"label": "Next round (SKIP)", "template": "<CHOICE>: SKIP", "fields": []},
+                {"label": "Submit final code", **code},
+            ],
+        }
+        markers = (  # deduce first: the third query's reply ends with the deduce prompt
+            ("deduce", ("**Deduce Stage**", "submit a final guess to end the game")),
+            ("proposal", ("**Proposal Stage**", "try again with same code")),
+            ("question", ("**Verifier Questioning Stage**", "choose the next verifier")),
+        )
+        for message in reversed(seen):
+            for stage, words in markers:
+                if any(w in message for w in words):
+                    return by_stage[stage]
+        return [c for controls in by_stage.values() for c in controls]
 
     obs_max_length = 16_384
     format_words = FORMAT_WORDS

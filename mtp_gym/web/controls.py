@@ -11,5 +11,7 @@ __all__ = ["controls"]
 
 
 def controls(env_id: str, seen: list[str]) -> list[dict[str, Any]]:
-    """The controls for ``env_id`` given the env's messages so far (``seen``, oldest first)."""
+    """The controls for ``env_id`` given the env's messages so far (``seen``, oldest first): only
+    the moves the game's current stage takes (e.g. the Turing Machine's code at a proposal,
+    a verifier or SKIP while testing), so a click never costs a format error."""
     return puzzle_class(env_id).play_controls(seen)

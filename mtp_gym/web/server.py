@@ -1,9 +1,10 @@
 """Two small local web apps on the standard library's HTTP server (no framework, no CDN).
 
-``mtp-gym serve``: a person picks an env and a configuration and plays it in the browser, with
-buttons and lists where the game allows (:mod:`mtp_gym.web.controls`) and free text always;
-each finished game is appended to ``OUT/human_<name>/episodes.jsonl`` as agent
-``human:<name>`` (:mod:`mtp_gym.eval.human`), so ``mtp-gym report OUT`` shows it.
+``mtp-gym serve``: a person picks an env and a configuration (a query game: also its level and
+a probe) and plays it in the browser, with buttons and lists where the game allows
+(:mod:`mtp_gym.web.controls`) and free text always; each finished game is appended to
+``OUT/human_<name>/episodes.jsonl`` as agent ``human:<name>`` (:mod:`mtp_gym.eval.human`),
+stamped with the env kwargs it was played with, so ``mtp-gym report OUT`` shows it.
 
 ``mtp-gym view DIR``: serves a report directory (``report.html`` and its files; nothing a
 symlink points to outside it).
@@ -44,13 +45,16 @@ from urllib.parse import urlsplit
 
 import gymnasium as gym
 
+from mtp_gym import puzzle_class, puzzle_info
 from mtp_gym.core import TextPuzzleEnv
 from mtp_gym.episode import EpisodeResult, public_info
 from mtp_gym.eval.catalog import env_table
 from mtp_gym.eval.human import check_name, log_human_episode
-from mtp_gym.eval.log import ConfigMismatch, RunLocked, to_jsonable
+from mtp_gym.eval.log import CONFIG_NAME, ConfigMismatch, RunLocked, to_jsonable
+from mtp_gym.games.env import GameEnv
 from mtp_gym.registration import ENV_IDS
 from mtp_gym.web.controls import controls
+from mtp_gym.wrappers.probes import PROBES
 
 __all__ = [
     "BoundedHTTPServer",
@@ -396,9 +400,9 @@ class Unavailable(RuntimeError):
 
 
 class _Session:
-    def __init__(self, env_id: str, config_id: int, name: str) -> None:
-        self.env_id, self.config_id, self.name = env_id, config_id, name
-        self.env = gym.make(env_id)
+    def __init__(self, env_id: str, config_id: int, name: str, env_kwargs: dict[str, Any]) -> None:
+        self.env_id, self.config_id, self.name, self.env_kwargs = env_id, config_id, name, env_kwargs
+        self.env = gym.make(env_id, **env_kwargs)
         self.observation, self.info = self.env.reset(seed=config_id, options={"config_id": config_id})
         self.done = False
         self.started = self.touched = time.time()
@@ -430,9 +434,54 @@ class PlayApp:
         self._envs: list[dict[str, Any]] | None = None
 
     def envs(self) -> list[dict[str, Any]]:
+        """The menu: id, suite, split size; a query game's ``levels``, ``default_level`` and
+        ``probes`` (empty for the other puzzles)."""
         if self._envs is None:
-            self._envs = [{k: r[k] for k in ("id", "suite", "split")} for r in env_table()]
+            self._envs = []
+            for row in env_table():
+                info = puzzle_info(row["id"])
+                query_game = issubclass(puzzle_class(row["id"]), GameEnv)
+                self._envs.append(
+                    {
+                        **{k: row[k] for k in ("id", "suite", "split")},
+                        "levels": list(info.levels),
+                        "default_level": info.default_level,
+                        "probes": sorted(PROBES) if query_game else [],
+                    }
+                )
         return self._envs
+
+    def _env_kwargs(self, row: dict[str, Any], name: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The env kwargs of a new game from the request's ``level`` and ``probe`` (the default
+        level is left out, as the earlier logs of the page have it); refused when the player's
+        log already holds this game with other kwargs (one setting per game and player)."""
+        env_id, level, probe = row["id"], body.get("level"), body.get("probe")
+        kwargs: dict[str, Any] = {}
+        if level not in (None, ""):
+            if isinstance(level, str) and level.isdigit():
+                level = int(level)
+            if isinstance(level, bool) or level not in row["levels"]:
+                allowed = row["levels"] or "none (it has no levels)"
+                raise BadRequest(f"level: must be one of {allowed} for {env_id}, got {level!r}")
+            if level != row["default_level"]:
+                kwargs["difficulty"] = level
+        if probe not in (None, ""):
+            if probe not in row["probes"]:
+                allowed = row["probes"] or "none (probes wrap the query games)"
+                raise BadRequest(f"probe: must be one of {allowed} for {env_id}, got {probe!r}")
+            kwargs["probe"] = probe
+        config = self.out / f"human_{name}" / CONFIG_NAME
+        try:
+            logged = json.loads(config.read_text()).get("envs", {}).get(env_id)
+        except (OSError, ValueError, AttributeError):
+            logged = None
+        if logged is not None and logged != to_jsonable(kwargs):
+            raise BadRequest(
+                f"level/probe: {name} has played {env_id} with env kwargs {logged} (in {config.parent}), "
+                f"not {kwargs}; a player's log holds one setting per game: choose that level and probe, "
+                "or play under another name"
+            )
+        return kwargs
 
     def _view(self, sid: str, s: _Session) -> dict[str, Any]:
         seen = [m["content"] for m in s.puzzle.transcript if m["role"] != "assistant"]
@@ -440,6 +489,7 @@ class PlayApp:
             "session": sid,
             "env_id": s.env_id,
             "config_id": s.config_id,
+            "env_kwargs": s.env_kwargs,
             "observation": s.observation,
             "transcript": s.puzzle.transcript,
             "info": to_jsonable(public_info(s.info)),
@@ -457,7 +507,8 @@ class PlayApp:
             name = check_name(body.get("name"))
         except ValueError as err:
             raise BadRequest(str(err)) from None
-        split = next(r["split"] for r in self.envs() if r["id"] == env_id)
+        row = next(r for r in self.envs() if r["id"] == env_id)
+        split = row["split"]
         config_id = body.get("config_id")
         if config_id in (None, ""):
             config_id = secrets.randbelow(split)
@@ -465,6 +516,7 @@ class PlayApp:
             config_id = int(config_id)
         if isinstance(config_id, bool) or not isinstance(config_id, int) or not 0 <= config_id < split:
             raise BadRequest(f"config_id: must be an int in [0, {split - 1}] for {env_id}, got {config_id!r}")
+        env_kwargs = self._env_kwargs(row, name, body)
         with self.lock:
             self._expire()
             if len(self.sessions) + self._starting >= self.max_sessions:
@@ -474,7 +526,7 @@ class PlayApp:
                 )
             self._starting += 1
         try:
-            session = _Session(env_id, config_id, name)
+            session = _Session(env_id, config_id, name, env_kwargs)
         finally:
             with self.lock:
                 self._starting -= 1
@@ -529,7 +581,7 @@ class PlayApp:
         )
         path = self.out / f"human_{s.name}" / "episodes.jsonl"
         try:
-            record = log_human_episode(self.out, s.name, s.env_id, {}, result)
+            record = log_human_episode(self.out, s.name, s.env_id, s.env_kwargs, result)
         except (RunLocked, ConfigMismatch, OSError) as err:
             raise Unavailable(
                 f"log: the game is over ({result.outcome}) but {path} could not be written ({err}); "

@@ -30,7 +30,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mtp_gym.eval.record import task_name
-from mtp_gym.eval.report.document import csv_tables, markdown, report_blocks
+from mtp_gym.eval.report.document import csv_tables, markdown, report_blocks, summary_blocks
 from mtp_gym.eval.report.figures import FIGURES, MAX_PX, plot_levels, plot_scores, plot_turns
 from mtp_gym.eval.report.load import FIELDS, MAX_NAMED, find_run_dirs, load_runs, record_problem, run_env_kwargs
 from mtp_gym.eval.report.probes import (
@@ -92,13 +92,16 @@ __all__ = [
 
 class ReportText(str):
     """The report's Markdown, carrying its :attr:`blocks` (the tables as data), so the page
-    (:func:`mtp_gym.eval.html.write_html`) renders them itself instead of parsing the Markdown."""
+    (:func:`mtp_gym.eval.html.write_html`) renders them itself instead of parsing the Markdown,
+    and its :attr:`summary` (the macro averages and any note on them, as Markdown)."""
 
     blocks: list[Block]
+    summary: str
 
-    def __new__(cls, blocks: list[Block]) -> ReportText:
+    def __new__(cls, blocks: list[Block], summary: list[Block] | None = None) -> ReportText:
         text = super().__new__(cls, to_markdown(blocks))
         text.blocks = blocks
+        text.summary = to_markdown(summary if summary is not None else blocks[:1])
         return text
 
 
@@ -108,7 +111,7 @@ def write_report(rows: list[Row], out: str | Path, plots: bool = True) -> Report
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     macro = macro_rows(rows)
-    text = ReportText(report_blocks(rows, macro))
+    text = ReportText(report_blocks(rows, macro), summary_blocks(rows, macro))
     (out / "report.md").write_text(text + "\n")
     report_csv, macro_csv = csv_tables(rows, macro)
     write_csv(report_csv, out / "report.csv")

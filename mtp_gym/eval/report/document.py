@@ -1,5 +1,6 @@
 """The report's tables as :class:`~.tables.Table` data, in the order ``report.md`` shows them:
-per task and agent, macro averages, the query games by level and by cell, the probes, Tables 3,
+macro averages, per task and agent, the baselines on each agent's own configurations (where
+they differ), the query games by level and by cell, the probes, Tables 3,
 7 and 8, mean@K / pass@K, then the notes (what was left out, what success means)."""
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from mtp_gym.eval.report.probes import (
     necessity_rows,
     probe_rows,
 )
-from mtp_gym.eval.report.stats import COLUMNS, Row, agent_order, success_means, task_order
+from mtp_gym.eval.report.stats import BASELINES, COLUMNS, Row, agent_order, success_means, task_order
 from mtp_gym.eval.report.tables import Block, Note, Table, to_markdown
 
-__all__ = ["csv_tables", "markdown", "report_blocks"]
+__all__ = ["config_mismatches", "csv_tables", "markdown", "report_blocks", "summary_blocks"]
 
 MAIN_COLUMNS = (
     *("task", "agent", "n", "score [95% CI]", "success % [95% CI]", "turns (all)", "turns (success)"),
@@ -74,7 +75,16 @@ def main_table(rows: list[Row]) -> Table:
             + [fmt(v, True) for v in (r.failure, r.format_error, r.timeout, r.context_overflow)]
             + [str(r.infra_errors), f"{r.prompt_tokens:.0f} / {r.completion_tokens:.0f}", _cost(r.cost)]
         )
-    return Table(MAIN_COLUMNS, body)
+    return Table(MAIN_COLUMNS, body, PER_TASK)
+
+
+MACRO = "Macro averages (unweighted mean over the tasks every agent has scored episodes on):"
+PER_TASK = "Per task and agent:"
+OWN_CONFIGS = (
+    "On each agent's own configurations: the baselines' mean score on exactly the configurations the agent "
+    "played, where their rows above cover other ones (=: the row above is on the same configurations; n/a: the "
+    "baseline lacks some of them):"
+)
 
 
 def macro_table(macro: list[dict[str, Any]]) -> Table:
@@ -84,7 +94,43 @@ def macro_table(macro: list[dict[str, Any]]) -> Table:
         + [fmt(m["mean_turns"]), _cost(m["cost"])]
         for m in macro
     ]
-    return Table(columns, body)
+    return Table(columns, body, MACRO)
+
+
+def config_mismatches(rows: list[Row]) -> list[tuple[Row, dict[str, float | None]]]:
+    """Per model row (task, agent) whose configurations some baseline row of the task does not
+    match exactly: each such baseline's mean score on the model's configurations (``None``:
+    the baseline lacks some of them)."""
+    base = {(r.task, r.agent): r for r in rows if r.agent in BASELINES}
+    out = []
+    for r in sorted(rows, key=lambda r: (task_order(r.task), r.agent)):
+        if r.agent in BASELINES or not r.config_scores:
+            continue
+        mine = set(r.config_scores)
+        scores: dict[str, float | None] = {}
+        for kind in BASELINES:
+            b = base.get((r.task, kind))
+            if b is None or set(b.config_scores or {}) == mine:
+                continue
+            theirs = b.config_scores or {}
+            scores[kind] = sum(theirs[c] for c in mine) / len(mine) if mine <= set(theirs) else None
+        if scores:
+            out.append((r, scores))
+    return out
+
+
+def own_config_table(rows: list[Row]) -> list[Block]:
+    """Where a baseline row covers other configurations than a model's row of the same task: the
+    baselines' scores on the model's own configurations."""
+    body = [
+        [r.task_name, r.agent, str(len(r.config_scores or {})), fmt(r.mean_score)]
+        + [("n/a" if scores[k] is None else fmt(scores[k])) if k in scores else "=" for k in BASELINES]
+        for r, scores in config_mismatches(rows)
+    ]
+    if not body:
+        return []
+    columns = ["task", "agent", "configurations", "agent score", *(f"{k} score" for k in BASELINES)]
+    return [Table(columns, body, OWN_CONFIGS)]
 
 
 def query_tables(rows: list[Row]) -> list[Block]:
@@ -215,9 +261,32 @@ def notes(rows: list[Row], macro: list[dict[str, Any]]) -> list[Block]:
     return blocks + [Note(text, means)]
 
 
+def summary_blocks(rows: list[Row], macro: list[dict[str, Any]]) -> list[Block]:
+    """The report's head: the macro averages, and a note where rows compare different configurations."""
+    found = config_mismatches(rows)
+    head: list[Block] = [macro_table(macro)]
+    if found:
+        agents = ", ".join(sorted({r.agent for r, _ in found}))
+        tasks = ", ".join(sorted({r.task_name for r, _ in found}))
+        head.append(
+            Note(
+                f"**Not on the same configurations**: the random/oracle rows of {tasks} (and so these macro "
+                f"averages) cover other configurations than {agents}; the table on each agent's own "
+                "configurations compares them on the same ones."
+            )
+        )
+    return head
+
+
 def report_blocks(rows: list[Row], macro: list[dict[str, Any]]) -> list[Block]:
-    """Every table and note of the report, in order."""
-    return [main_table(rows), macro_table(macro), *query_tables(rows), *notes(rows, macro)]
+    """Every table and note of the report, in order: the macro averages first."""
+    return [
+        *summary_blocks(rows, macro),
+        main_table(rows),
+        *own_config_table(rows),
+        *query_tables(rows),
+        *notes(rows, macro),
+    ]
 
 
 def markdown(rows: list[Row], macro: list[dict[str, Any]]) -> str:

@@ -20,6 +20,8 @@ function message(role, text) {
   return div;
 }
 
+// One row per control: each field a labelled list or text box, then the button that sends the
+// control's template filled in. Enter in a field plays that control (not the free-text box).
 function renderControls(list) {
   const box = $("controls");
   box.replaceChildren();
@@ -27,6 +29,7 @@ function renderControls(list) {
     const row = document.createElement("div");
     row.className = "control";
     const inputs = {};
+    const b = document.createElement("button");
     for (const f of c.fields) {
       let input;
       if (f.options && f.options.length <= 12) {
@@ -44,11 +47,15 @@ function renderControls(list) {
         }
       }
       input.name = f.name;
-      input.setAttribute("aria-label", f.name);
+      input.addEventListener("keydown", (ev) => {
+        if (ev.key === "Enter") { ev.preventDefault(); b.click(); }  // else the form sends the free text
+      });
       inputs[f.name] = input;
-      row.appendChild(input);
+      const label = document.createElement("label");
+      label.className = `field field-${f.name}`;
+      label.append(f.name, input);
+      row.appendChild(label);
     }
-    const b = document.createElement("button");
     b.type = "button";
     b.textContent = c.label;
     b.dataset.control = c.label;
@@ -68,7 +75,10 @@ function render(state) {
   conv.replaceChildren(...state.transcript.map((m) => message(m.role, m.content)));
   conv.scrollTop = conv.scrollHeight;
   const i = state.info;
-  $("status").textContent = `${state.env_id} · configuration ${state.config_id} · turn ${i.turn}/${i.max_turns} · format errors ${i.format_errors}`;
+  const e = envs.find((x) => x.id === state.env_id);
+  const kw = state.env_kwargs || {};
+  const task = e && e.levels.length ? ` · level ${kw.difficulty ?? e.default_level}` + (kw.probe ? ` · probe ${kw.probe}` : "") : "";
+  $("status").textContent = `${state.env_id}${task} · configuration ${state.config_id} · turn ${i.turn}/${i.max_turns} · format errors ${i.format_errors}`;
   $("hint").textContent = state.hint ? "Format: " + state.hint : "";
   renderControls(state.controls);
   $("act").hidden = state.done;
@@ -97,13 +107,36 @@ async function send(text) {
 async function start() {
   $("error").textContent = "";
   delete document.body.dataset.finished;
-  try { render(await api("/api/start", {name: $("name").value.trim(), env_id: $("env").value, config_id: $("config").value})); }
+  const e = envs.find((x) => x.id === $("env").value);
+  const body = {name: $("name").value.trim(), env_id: $("env").value, config_id: $("config").value};
+  if (e && e.levels.length) { body.level = $("level").value; body.probe = $("probe").value; }
+  try { render(await api("/api/start", body)); }
   catch (e) { $("error").textContent = e.message; }
 }
 
 function showSplit() {
   const e = envs.find((x) => x.id === $("env").value);
-  if (e) { $("split").textContent = `${e.suite}; configurations 0-${e.split - 1}`; $("config").max = e.split - 1; }
+  if (!e) return;
+  $("split").textContent = `${e.suite}; configurations 0-${e.split - 1}`;
+  $("config").max = e.split - 1;
+  $("level-box").hidden = !e.levels.length;
+  $("level").replaceChildren(...e.levels.map((l) => {
+    const o = document.createElement("option");
+    o.value = l; o.textContent = l === e.default_level ? `${l} (default)` : String(l);
+    o.selected = l === e.default_level;
+    return o;
+  }));
+  $("probe-box").hidden = !e.probes.length;
+  $("probe").replaceChildren(...["", ...e.probes].map((p) => {
+    const o = document.createElement("option");
+    o.value = p; o.textContent = p || "none";
+    return o;
+  }));
+}
+
+function sendFree() {
+  if (!$("free").value.trim()) { $("error").textContent = "The free-text box is empty: type a move, or use a button above."; return; }
+  send($("free").value);
 }
 
 async function main() {
@@ -112,8 +145,8 @@ async function main() {
   $("env").addEventListener("change", showSplit);
   showSplit();
   $("start").addEventListener("click", start);
-  $("send").addEventListener("click", () => send($("free").value));
-  $("free").addEventListener("keydown", (ev) => { if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); send($("free").value); } });
+  $("send").addEventListener("click", sendFree);
+  $("free").addEventListener("keydown", (ev) => { if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); sendFree(); } });
   document.body.dataset.ready = "1";
 }
 main();

@@ -1,0 +1,367 @@
+"""The harness's backends: a thread or process pool, one event loop for endpoints, or Ray tasks
+and actors on a cluster; each plays episodes with :mod:`mtp_gym.eval.play` and hands every
+finished record to the caller as it arrives."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from typing import Any
+
+import mtp_gym  # noqa: F401  (registers the ids)
+from mtp_gym.agents.base import provider_of
+from mtp_gym.core import check_choice
+from mtp_gym.eval.play import AgentConfig, aplay_config, play_config
+from mtp_gym.eval.record import EpisodeRecord
+
+__all__ = [
+    "BACKENDS",
+    "EXECUTORS",
+    "BackendUnavailable",
+    "bounded_map",
+    "die_with_parent",
+    "executor_kind",
+    "import_ray",
+    "play_all",
+    "process_worker",
+]
+
+EXECUTORS = ("auto", "async", "thread", "process")
+
+
+BACKENDS = ("local", "ray")
+
+
+RAY_INSTALL = "pip install 'ray>=2.10'"
+
+
+#: Ray CPUs one episode of an endpoint-only agent (``openai:``) reserves: it mostly waits on the network.
+RAY_ENDPOINT_CPUS = 0.25
+
+
+def executor_kind(kind: str, workers: int, agent_config: AgentConfig) -> str | None:
+    """``async``, ``thread`` or ``process``; ``None``: play in this thread, one at a time."""
+    check_choice("--executor", kind, EXECUTORS)
+    if kind == "auto":
+        # Endpoints wait on the network (one event loop for every in-flight request); local
+        # models and scripted agents use the CPU (threads / processes).
+        if agent_config.is_endpoint():
+            return "async"
+        if workers == 1:
+            return None
+        return "thread" if agent_config.is_model() else "process"
+    return None if workers == 1 and kind == "thread" else kind
+
+
+def _executor(kind: str, workers: int) -> Executor:
+    return ThreadPoolExecutor(workers) if kind == "thread" else ProcessPoolExecutor(workers, initializer=process_worker)
+
+
+def process_worker() -> None:
+    """Pool-worker initializer: :func:`one_blas_thread`, :func:`die_with_parent`."""
+    one_blas_thread()
+    die_with_parent()
+
+
+def one_blas_thread() -> None:
+    """Limit this process's BLAS to one thread (``threadpoolctl``; works after numpy is loaded, as
+    in a forked worker). Several worker processes each running one BLAS thread per core
+    oversubscribe the cores, and idle BLAS threads spin on cores other work holds."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover (a dependency)
+        return
+    threadpool_limits(limits=1, user_api="blas")
+
+
+def _run_async(
+    tasks: list[tuple[str, int, int]],
+    agent_config: AgentConfig,
+    env_kwargs: dict[str, dict[str, Any]],
+    workers: int,
+    on_record: Any,
+    seed: int | None = None,
+) -> None:
+    """Play ``tasks`` on one event loop, ``workers`` episodes (so requests) in flight; each
+    record is handed over as its episode ends. An exception from ``on_record`` stops the run."""
+
+    async def main() -> None:
+        queue = iter(tasks)
+
+        async def slot() -> None:
+            players: dict[tuple, Any] = {}
+            try:
+                for task in queue:
+                    on_record(await aplay_config(players, agent_config, env_kwargs[task[0]], task, seed))
+            finally:
+                for env, agent in players.values():
+                    env.close()
+                    aclose = getattr(agent, "aclose", None)  # a chat agent's connection (ChatAgent.aclose)
+                    if aclose is not None:
+                        await aclose()
+
+        slots = [asyncio.ensure_future(slot()) for _ in range(min(workers, len(tasks)))]
+        try:
+            await asyncio.gather(*slots)
+        finally:
+            for task in slots:
+                task.cancel()
+            await asyncio.gather(*slots, return_exceptions=True)
+
+    if tasks:
+        asyncio.run(main())
+
+
+def die_with_parent(interval: float = 0.5) -> None:
+    """Pool-worker initializer: exit as soon as the process that started the worker is gone
+    (a ``kill -9`` of ``mtp-gym eval`` must not leave workers blocked forever)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+
+
+def bounded_map(pool: Executor, fn: Any, tasks: Iterable[tuple], limit: int, on_result: Any) -> None:
+    """``on_result(fn(*task))`` for every task, as each finishes, with at most ``limit`` tasks
+    submitted to ``pool`` at a time (a long split never queues all its episodes at once)."""
+    queue = iter(tasks)
+    pending: set[Future] = set()
+    for task in queue:
+        pending.add(pool.submit(fn, *task))
+        if len(pending) >= limit:
+            break
+    while pending:
+        ready, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for fut in ready:
+            on_result(fut.result())
+            nxt = next(queue, None)
+            if nxt is not None:
+                pending.add(pool.submit(fn, *nxt))
+
+
+class BackendUnavailable(RuntimeError):
+    """The chosen backend needs a package that is not installed (the message says which and how)."""
+
+
+def _forwarded_env(agent_config: AgentConfig) -> dict[str, str]:
+    """The driver's variables the config's model agents read (each provider's ``env_vars``: an
+    ``openai:`` agent's endpoint and key), for the Ray workers.
+
+    Workers on other nodes do not see the driver's environment; without these an agent
+    built there would reach another endpoint, or none. They travel in the tasks' Ray
+    ``runtime_env``, which whoever can read the cluster's job metadata can see.
+    """
+    names: set[str] = set()
+    for spec, kwargs in (
+        (agent_config.spec, agent_config.kwargs),
+        (agent_config.finisher, agent_config.finisher_kwargs),
+    ):
+        provider = provider_of(spec)
+        if provider is not None:
+            names.update(provider.env_vars(kwargs))
+    return {n: os.environ[n] for n in sorted(names) if n in os.environ}
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise BackendUnavailable(
+            f"--backend ray needs the 'ray' package, which is not installed: {RAY_INSTALL} "
+            "(on every node of the cluster), or use --backend local"
+        ) from None
+    return ray
+
+
+def _ray_connect(address: str | None) -> Any:
+    """The ``ray`` module, connected: an existing connection (which must be ``address``'s
+    cluster when one is given), else ``address``, else a new local instance."""
+    ray = import_ray()
+    if ray.is_initialized():
+        current = ray.get_runtime_context().gcs_address
+        # a ray:// (Ray Client) address names another port than the cluster's GCS: not comparable
+        if address not in (None, "auto") and not address.startswith("ray://") and not _same_address(address, current):
+            raise ValueError(
+                f"--address {address}: this process is already connected to the Ray cluster at {current}; "
+                "give that address, or leave --address out to use it"
+            )
+    elif address is None and not os.environ.get("RAY_ADDRESS"):
+        ray.init(include_dashboard=False)  # a local instance on this machine's CPUs
+    else:
+        ray.init(address=address)
+    return ray
+
+
+def _same_address(a: str, b: str) -> bool:
+    """Whether ``host:port`` addresses ``a`` and ``b`` name the same port on the same host
+    (``localhost:6379`` and ``127.0.0.1:6379`` do)."""
+    (host_a, _, port_a), (host_b, _, port_b) = a.rpartition(":"), b.rpartition(":")
+    if port_a != port_b:
+        return False
+    try:
+        return socket.gethostbyname(host_a) == socket.gethostbyname(host_b)
+    except OSError:
+        return host_a == host_b
+
+
+class _EndpointPlayer:
+    """A Ray actor that plays endpoint episodes on its own event loop: every call to
+    :meth:`play` is one in-flight episode (Ray runs an ``async`` actor's calls concurrently),
+    each with an (env, agent) pair taken from the actor's pool of free ones."""
+
+    def __init__(self, agent_config: AgentConfig, env_kwargs: dict[str, dict[str, Any]], seed: int | None) -> None:
+        self.agent_config, self.env_kwargs, self.seed = agent_config, env_kwargs, seed
+        self.free: list[dict[tuple, Any]] = []
+
+    async def play(self, task: tuple[str, int, int]) -> EpisodeRecord:
+        players = self.free.pop() if self.free else {}
+        try:
+            return await aplay_config(players, self.agent_config, self.env_kwargs[task[0]], task, self.seed)
+        finally:
+            self.free.append(players)
+
+
+#: In-flight episodes one Ray actor's event loop plays at most (more in flight: more actors).
+RAY_SLOTS_PER_ACTOR = 256
+
+
+#: Times an episode whose actor was lost is played again (on the next actor) before the run fails.
+RAY_REPLAYS = 3
+
+
+def _run_ray_async(
+    ray: Any,
+    tasks: list[tuple[str, int, int]],
+    agent_config: AgentConfig,
+    env_kwargs: dict[str, dict[str, Any]],
+    workers: int,
+    on_record: Any,
+    seed: int | None,
+    options: dict[str, Any],
+) -> None:
+    """Endpoint episodes on Ray: ``workers`` in flight over asyncio actors spread on the nodes."""
+    nodes = sum(1 for n in ray.nodes() if n.get("Alive"))
+    count = min(workers, max(nodes, -(-workers // RAY_SLOTS_PER_ACTOR)))
+    actor_cls = ray.remote(_EndpointPlayer).options(
+        num_cpus=RAY_ENDPOINT_CPUS,
+        max_concurrency=-(-workers // count),
+        max_restarts=RAY_REPLAYS,
+        scheduling_strategy="SPREAD",
+        **({"runtime_env": options["runtime_env"]} if "runtime_env" in options else {}),
+    )
+    actors = [actor_cls.remote(agent_config, env_kwargs, seed) for _ in range(count)]
+    queue = iter(tasks)
+    pending: dict[Any, tuple[int, tuple[str, int, int], int]] = {}  # ref -> (slot, task, replays)
+
+    def submit(slot: int, task: tuple[str, int, int] | None, replays: int = 0) -> None:
+        if task is not None:
+            pending[actors[(slot + replays) % count].play.remote(task)] = (slot, task, replays)
+
+    try:
+        for slot in range(workers):
+            submit(slot, next(queue, None))
+        while pending:
+            refs = list(pending)
+            ray.wait(refs, num_returns=1)  # one is done; then take every other one done by now
+            ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+            for ref in ready:
+                slot, task, replays = pending.pop(ref)
+                try:
+                    record = ray.get(ref)
+                except ray.exceptions.RayTaskError as err:  # the worker's exception, as the local loop raises it
+                    raise (err.cause if isinstance(err.cause, Exception) else err) from err
+                except ray.exceptions.RayActorError:  # its actor was lost (e.g. with its node): play it again
+                    if replays >= RAY_REPLAYS:
+                        raise
+                    submit(slot, task, replays + 1)
+                    continue
+                on_record(record)
+                submit(slot, next(queue, None))
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
+        for actor in actors:
+            ray.kill(actor)
+
+
+def _run_ray(
+    tasks: list[tuple[str, int, int]],
+    agent_config: AgentConfig,
+    env_kwargs: dict[str, dict[str, Any]],
+    workers: int,
+    address: str | None,
+    on_record: Any,
+    seed: int | None = None,
+) -> None:
+    """Play ``tasks`` as Ray tasks, ``workers`` in flight, handing each record over as it finishes;
+    endpoint agents play on asyncio actors instead (:func:`_run_ray_async`)."""
+    if not tasks:
+        return
+    ray = _ray_connect(address)
+    options: dict[str, Any] = {"max_retries": 3}  # retried on worker/node loss, not on Python errors
+    env_vars = _forwarded_env(agent_config)
+    if env_vars:
+        options["runtime_env"] = {"env_vars": env_vars}
+    if agent_config.is_endpoint():
+        return _run_ray_async(ray, tasks, agent_config, env_kwargs, workers, on_record, seed, options)
+    remote = ray.remote(play_config).options(**options)
+    config_ref = ray.put(agent_config)
+    queue = iter(tasks)
+    pending: list[Any] = []
+    try:
+        for env_id, config_id, sample in queue:
+            pending.append(remote.remote(config_ref, env_id, env_kwargs[env_id], config_id, sample, seed))
+            if len(pending) >= workers:
+                break
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            try:
+                record = ray.get(ready[0])
+            except ray.exceptions.RayTaskError as err:  # the worker's exception, as the local pool raises it
+                raise (err.cause if isinstance(err.cause, Exception) else err) from err
+            on_record(record)
+            nxt = next(queue, None)
+            if nxt is not None:
+                pending.append(remote.remote(config_ref, nxt[0], env_kwargs[nxt[0]], nxt[1], nxt[2], seed))
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
+
+
+def play_all(
+    kind: str | None,
+    tasks: list[tuple[str, int, int]],
+    agent_config: AgentConfig,
+    env_kwargs: dict[str, dict[str, Any]],
+    workers: int,
+    address: str | None,
+    on_record: Callable[[EpisodeRecord], None],
+    seed: int | None,
+) -> None:
+    """Play ``tasks`` on the executor ``kind`` (``ray``, ``async``, ``thread``, ``process`` or
+    ``None``: here, one at a time), handing each finished record to ``on_record``."""
+    if kind == "ray":
+        _run_ray(tasks, agent_config, env_kwargs, workers, address, on_record, seed)
+        return
+    if kind == "async":
+        _run_async(tasks, agent_config, env_kwargs, workers, on_record, seed)
+        return
+    calls = ((agent_config, e, env_kwargs[e], c, sample, seed) for e, c, sample in tasks)
+    if kind is None:
+        for call in calls:
+            on_record(play_config(*call))
+        return
+    pool = _executor(kind, workers)
+    try:
+        bounded_map(pool, play_config, calls, 2 * workers, on_record)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
