@@ -65,8 +65,8 @@ def cmd_serve_env(args: argparse.Namespace) -> int:
         from mtp_gym.integrations.openenv_server import serve
     except ImportError as err:
         raise fail(f"serve-env needs OpenEnv: pip install 'mtp-gym[openenv]' ({err})") from None
-    _check_port(args.host, args.port)
     warn_exposed(args.host, "run envs on it")
+    _check_port(args.host, args.port)
     print(f"mtp-gym OpenEnv server on http://{args.host}:{args.port} (default env {args.env}); Ctrl-C stops it")
     serve(args.host, args.port, args.env, env_kwargs, args.max_sessions)
     return 0
