@@ -458,7 +458,7 @@ class PlayApp:
         env_id, level, probe = row["id"], body.get("level"), body.get("probe")
         kwargs: dict[str, Any] = {}
         if level not in (None, ""):
-            if isinstance(level, str) and level.isdigit():
+            if isinstance(level, str) and level.isdecimal():
                 level = int(level)
             if isinstance(level, bool) or level not in row["levels"]:
                 allowed = row["levels"] or "none (it has no levels)"
