@@ -389,6 +389,8 @@ def test_oracle_thinks_on_one_blas_thread_and_gives_the_count_back():
             seen.append(blas_threads())
             return super()._next_question()
 
+    run_episode(gym.make(ENV_ID), MovieRecOracle(), config_id=8)
+    pytest.importorskip("scipy.linalg")  # a second BLAS loaded after the oracle's first moves
     before = blas_threads()
     with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
         inside = blas_threads()
