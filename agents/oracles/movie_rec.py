@@ -158,11 +158,12 @@ class VersionSpace:
         """Index of the row of ``diffs`` whose answer most raises the expected utility of the
         best pick from ``movie_sets`` (sets x movies x 8), on the first ``max_points`` points."""
         pts = self.points[:max_points]
-        utility = (pts @ movie_sets.reshape(-1, N_ATTRIBUTES).T.astype(np.float32)).astype(np.float64)
+        utility = pts @ movie_sets.reshape(-1, N_ATTRIBUTES).T.astype(np.float32)
         signs = np.sign(diffs.astype(np.float32) @ pts.T)  # questions x points
-        # Per answer: the summed utility of each movie over the points giving it, from two products
-        # (signed and unsigned sums) instead of three; exact, as the utilities are float32 values.
-        signed, unsigned = np.split(np.concatenate([signs, np.abs(signs)]).astype(np.float64) @ utility, 2)
+        # Per answer: the summed utility of each movie over the points giving it, from two float32
+        # products (signed and unsigned sums) instead of three; float64 doubled the time for the
+        # same scores on the full split (0.9775 / 60.0% top-1 against 0.9774 / 60.0%).
+        signed, unsigned = np.split(np.concatenate([signs, np.abs(signs)]) @ utility, 2)
         every = utility.sum(axis=0)
         value = np.zeros(len(diffs))
         for totals in ((unsigned + signed) / 2, (unsigned - signed) / 2, every - unsigned):  # Yes, No, No Preference
