@@ -18,6 +18,8 @@ gets a 401 instead (the script is not consumed). A step is one of:
   conversation (``texts[n]`` after ``n`` assistant messages), with the prompt counted as
   ``len(JSON of the messages) // 4`` tokens: a deterministic player for whole episodes;
 * ``status(code, body=..., headers=...)``: an error answer (``Retry-After`` etc.);
+* ``context_overflow()``: the 400 ``context_length_exceeded`` answer of a prompt over the
+  context window, the body as OpenAI sends it;
 * ``raw(body, content_type)``: a 200 with any body (malformed JSON, an HTML page, no choices);
 * ``trickle(delay)``: a reply sent one byte every ``delay`` seconds;
 * ``drop()``: the connection closed without an answer;
@@ -243,6 +245,19 @@ class endless:  # noqa: N801  (a step, named like the others)
         h.close_connection = True
 
 
+#: OpenAI's answer to a prompt longer than the context window (HTTP 400), as it sends it.
+CONTEXT_OVERFLOW_BODY = (
+    '{"error": {"message": "This model\'s maximum context length is 8192 tokens. However, your messages '
+    'resulted in 9000 tokens. Please reduce the length of the messages.", "type": "invalid_request_error", '
+    '"param": "messages", "code": "context_length_exceeded"}}'
+)
+
+
+def context_overflow() -> Step:
+    """The real 400 ``context_length_exceeded`` answer (:data:`CONTEXT_OVERFLOW_BODY`)."""
+    return status(400, CONTEXT_OVERFLOW_BODY)
+
+
 def drop() -> Step:
     def step(h: BaseHTTPRequestHandler) -> None:
         h.close_connection = True
@@ -397,14 +412,15 @@ async def serve(port: int, latency: float) -> None:
 
 
 class LatencyEndpoint:
-    """``with LatencyEndpoint(0.2) as ep:`` the latency server in its own process; ``ep.url``, ``ep.stats()``."""
+    """``with LatencyEndpoint(0.2) as ep:`` the latency server in its own process; ``ep.url``, ``ep.stats()``
+    (``port``: listen there, e.g. a port a run already tries to reach; default any free port)."""
 
-    def __init__(self, latency: float) -> None:
-        self.latency = latency
+    def __init__(self, latency: float, port: int = 0) -> None:
+        self.latency, self.port = latency, port
 
     def __enter__(self) -> LatencyEndpoint:
         self.proc = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "--latency", str(self.latency)],
+            [sys.executable, os.path.abspath(__file__), "--latency", str(self.latency), "--port", str(self.port)],
             stdout=subprocess.PIPE,
             text=True,
         )

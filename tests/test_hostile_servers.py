@@ -477,7 +477,8 @@ def test_serve_env_refuses_unknown_reset_arguments_and_names_the_allowed_ones(op
     code, payload, _ = reset(openenv_port, {"env_id": "MTP/WordGuess-v0", "configid": 3})
     assert code == 400
     assert payload["detail"] == (
-        "reset: unknown argument(s) ['configid']; allowed: ['env_id', 'config_id', 'seed', 'env_kwargs', 'episode_id']"
+        "reset: unknown argument(s) ['configid']; allowed: ['env_id', 'config_id', 'seed', 'env_kwargs', 'episode_id', "
+        "'prompt_style', 'system_prompt', 'max_history']"
     )
     for body, detail in (
         ({"config_id": "3"}, "config_id: must be an int in [0, 2147483647] or null, got '3'"),

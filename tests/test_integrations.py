@@ -23,15 +23,21 @@ from helpers import ENV_IDS, cli, free_port, openenv_server
 
 from mtp_gym.agents import make_agent
 from mtp_gym.agents.llm.openai_agent import OpenAIChatAgent
+from mtp_gym.agents.llm.prompts import PROMPT_STYLES
 from mtp_gym.episode import run_episode
 from mtp_gym.history import cap_history
 from mtp_gym.integrations import (
+    ChatSettings,
     EnvSession,
     ScriptedEndpoint,
     configurations,
+    draws,
     env_id_of,
     registered_ids,
+    scripted_draws,
     scripted_moves,
+    source_kwargs,
+    styled_env_kwargs,
     table_model,
     task_name,
 )
@@ -171,27 +177,36 @@ def test_inspect_plays_a_confused_model_to_its_format_error(tmp_path):
 
 
 def test_inspect_ends_a_context_overflow_as_the_harness_does(tmp_path):
-    """An empty reply stopped for length (the prompt outgrew the window) ends the episode as
-    ``context_overflow`` with score 0 after one request, not as three format errors."""
+    """An endpoint answering the real 400 ``context_length_exceeded`` (Inspect's provider turns
+    it into an output stopped for ``model_length`` whose text is the error message): Inspect
+    ends the episode as ``context_overflow`` with score 0 after that request, as ``mtp-gym eval``
+    does against the same endpoint, never as three format errors."""
     pytest.importorskip("inspect_ai")
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from fake_endpoint import USAGE, FakeEndpoint, context_overflow, raw
+    from inspect_ai.model import get_model
 
     from mtp_gym.integrations.inspect_tasks import mtp_task
 
-    calls = []
-
-    def output(messages, *_):
-        calls.append(len(messages))
-        text, stop = ("<query_odd></query_odd>", "stop") if len(calls) == 1 else ("", "model_length")
-        out = ModelOutput.from_content("mockllm/model", text, stop_reason=stop)
-        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-        return out
-
-    model = get_model("mockllm/model", custom_outputs=output)
-    log = _inspect_eval(mtp_task("hidden_number", split=1), model, tmp_path)
+    move = {"role": "assistant", "content": "<query_odd></query_odd>"}
+    body = {"id": "x", "object": "chat.completion", "created": 0, "model": "fake", "usage": USAGE,
+            "choices": [{"index": 0, "message": move, "finish_reason": "stop"}]}  # fmt: skip
+    script = [raw(json.dumps(body).encode()), context_overflow()]
+    with FakeEndpoint(script, default=raw(json.dumps(body).encode()), max_requests=5) as ep:
+        model = get_model("openai-api/local/fake", base_url=ep.url, api_key="x")
+        log = _inspect_eval(mtp_task("hidden_number", split=1), model, tmp_path)
+        inspect_requests = len(ep.requests)
+    with FakeEndpoint(script, default=raw(json.dumps(body).encode()), max_requests=5) as ep:
+        run = cli("eval", "--env", "MTP/HiddenNumber-v0", "--agent", "openai:fake", "--base-url", ep.url,
+                  "--split", "1", "--out", str(tmp_path / "harness"), "--no-progress", "--no-report")  # fmt: skip
+        assert run.returncode == 0, run.stderr[-2000:]
+        harness_requests = len(ep.requests)
+    (record,) = _records(tmp_path / "harness")
     meta = log.samples[0].scores["mtp_env_score"].metadata
-    assert (meta["outcome"], meta["score"], meta["turns"], meta["format_errors"]) == ("context_overflow", 0.0, 1, 0)
-    assert len(calls) == 2
+    got = (meta["outcome"], meta["score"], meta["turns"], meta["format_errors"])
+    assert got == (record["outcome"], record["score"], record["turns"], record["format_errors"])
+    assert got == ("context_overflow", 0.0, 1, 0)
+    assert inspect_requests == harness_requests == 2
+    assert "maximum context length" not in json.dumps([m.text for m in log.samples[0].messages])  # never a move
 
 
 def test_inspect_starts_a_fresh_context_where_the_env_says(tmp_path):
@@ -334,6 +349,8 @@ def _side_venv(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def verifiers_python(tmp_path_factory) -> Path:
+    """A venv holding what ``pip install "mtp-gym[verifiers]"`` installs (mtp-gym itself seen
+    from this environment) and nothing else: no ``uv``, whose absence the rollouts must survive."""
     here = Path(sys.executable)
     if (here.parent / "vf-eval").exists() and subprocess.run([here, "-c", "import verifiers.v1"]).returncode == 0:
         return here
@@ -341,9 +358,37 @@ def verifiers_python(tmp_path_factory) -> Path:
     pip = [python, "-m", "pip", "install", "-q"]
     if subprocess.run([*pip, "--dry-run", "--no-deps", "verifiers==0.4.0"], capture_output=True).returncode:
         pytest.skip("the package registry is not reachable")
-    # uv: verifiers runs its chat loop as a script whose environment uv builds.
-    subprocess.run([*pip, "verifiers==0.4.0", "uv"], check=True, capture_output=True, timeout=900)
+    subprocess.run([*pip, "verifiers==0.4.0"], check=True, capture_output=True, timeout=900)
     return python
+
+
+def _offline_env(python: Path) -> dict[str, str]:
+    """vf-eval's environment: no ``uv`` on the PATH, and no way out but 127.0.0.1 (every proxy
+    variable points at a closed port; pip and uv told to stay offline)."""
+    path = os.pathsep.join([str(python.parent), "/usr/local/bin", "/usr/bin", "/bin"])
+    blocked = "http://127.0.0.1:9"
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env.update(PATH=path, PRIME_API_KEY="x", HTTP_PROXY=blocked, HTTPS_PROXY=blocked, ALL_PROXY=blocked,
+               http_proxy=blocked, https_proxy=blocked, all_proxy=blocked, NO_PROXY="127.0.0.1",
+               no_proxy="127.0.0.1", PIP_NO_INDEX="1", UV_OFFLINE="1")  # fmt: skip
+    assert subprocess.run(["sh", "-c", "command -v uv"], env=env).returncode != 0, "uv is on the PATH"
+    return env
+
+
+def _vf_eval(python: Path, env_id: str, options: dict[str, Any], n: int, url: str, out: Path) -> list[dict]:
+    """``vf-eval mtp_gym_verifiers`` offline (:func:`_offline_env`) with ``--env.taskset.*`` options;
+    its episodes (each one ok, or the assertion names the errors)."""
+    args = [str(python.parent / "vf-eval"), "mtp_gym_verifiers", "--env.taskset.env", env_id]
+    for key, value in options.items():
+        args += [f"--env.taskset.{key.replace('_', '-')}", json.dumps(value) if isinstance(value, dict) else str(value)]
+    args += ["--model", "fake", "--client.base-url", url, "--no-push", "-o", str(out), "-n", str(n), "-r", "1"]
+    run = subprocess.run(args, capture_output=True, text=True, timeout=600, env=_offline_env(python))
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    (traces,) = out.glob("*/traces.jsonl")
+    episodes = [json.loads(line) for line in traces.read_text().splitlines()]
+    for episode in episodes:
+        assert episode["ok"], episode["errors"]
+    return episodes
 
 
 @pytest.mark.parametrize(
@@ -358,8 +403,7 @@ def test_verifiers_rollouts_reward_the_envs_score(verifiers_python, kwargs, agen
     env_id = "MTP/HiddenNumber-v0"
     ids = configurations(env_id, kwargs, N_CONFIGS)
     moves, results = scripted_moves(env_id, ids, agent, kwargs)
-    path = f"{verifiers_python.parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    env = {**os.environ, "PATH": path, "PRIME_API_KEY": "x"}
+    env = _offline_env(verifiers_python)
     with ScriptedEndpoint(table_model(moves), max_requests=200) as ep:
         run = subprocess.run(
             [str(verifiers_python.parent / "vf-eval"), "mtp_gym_verifiers",
@@ -380,3 +424,231 @@ def test_verifiers_rollouts_reward_the_envs_score(verifiers_python, kwargs, agen
     for config_id, (rewards, info) in got.items():
         assert rewards == {results[config_id].score} == {1.0}
         assert (info["outcome"], info["turns"]) == (results[config_id].outcome, results[config_id].turns)
+
+
+# ------------------------------------------------------------------ every harness setting, message by message
+def _records(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for f in sorted(out.glob("*/episodes.jsonl")) for line in f.read_text().splitlines()]
+
+
+#: The harness settings each adapter replays: name -> (env id, env kwargs, settings). Between
+#: them: both prompt-style suffixes (and the Turing Machine's own CoT prompt), a system prompt,
+#: ``max_history``, samples with a base seed, a level, two probes (noise: seeded decoys;
+#: necessity: a fresh context), and generated configurations (training) instead of the split.
+SETTINGS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
+    "cot": ("MTP/TuringMachine-v0", {}, {"prompt_style": "cot"}),
+    "answer_only+system+level": (
+        "MTP/HiddenNumber-v0", {"difficulty": 3}, {"prompt_style": "answer_only", "system_prompt": "Play well."},
+    ),
+    "max_history": ("MTP/CircuitDecoding-v0", {}, {"max_history": 1, "system_prompt": "Be brief."}),
+    "samples+seed+noise": ("MTP/HiddenEdges-v0", {"probe": "noise"}, {"samples": 2, "seed": 7}),
+    "necessity+samples": ("MTP/HiddenNumber-v0", {"difficulty": 1, "probe": "necessity"}, {"samples": 2}),
+    "generated": ("MTP/WordGuess-v0", {}, {"configs": "generated"}),
+}  # fmt: skip
+SETTINGS_SPLIT = 2
+_SUFFIXES = [f"\n\n{style.suffix}" for style in PROMPT_STYLES.values() if style.suffix]
+
+
+def _text_of(content: Any) -> str:
+    return content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+
+
+def _conversation(messages: list[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
+    """A request's messages as (role, text) pairs: what the model was sent, message by message."""
+    return tuple((m["role"], _text_of(m["content"])) for m in messages)
+
+
+def _bare(text: str) -> str:
+    for suffix in _SUFFIXES:
+        text = text.removesuffix(suffix)
+    return text
+
+
+def _replaying_model(moves: dict[tuple[str, ...], str]) -> Any:
+    """The oracle's moves as a function of a request (the style's suffix stripped), whatever the
+    history cap left of the conversation (then the move of the same rules and last message); a
+    deterministic function of the request, so equal requests get equal replies everywhere."""
+    by_ends = {(k[0], k[-1]): v for k, v in moves.items()}
+
+    def reply(messages: list[dict[str, Any]]) -> str:
+        said = [_bare(_text_of(m["content"])) for m in messages if m["role"] == "user"]
+        return moves.get(tuple(said)) or by_ends.get((said[0], said[-1]), "I am not sure.") if said else "?"
+
+    return reply
+
+
+@pytest.fixture(scope="module")
+def setting_runs(tmp_path_factory) -> dict[str, dict[str, Any]]:
+    """Per setting: the scripted model, and what ``mtp-gym eval`` sent it (every request, in
+    order) and recorded (outcome, score, turns per episode). Generated configurations, which
+    ``mtp-gym eval`` never plays, are played by the harness's own runner and chat agent
+    (:func:`~mtp_gym.episode.run_episode` with :class:`OpenAIChatAgent`) from the same seeds."""
+    runs = {}
+    for name, (env_id, kwargs, settings) in SETTINGS.items():
+        configs = settings.get("configs", "benchmark")
+        eps = draws(env_id, kwargs, SETTINGS_SPLIT, settings.get("samples", 1), settings.get("seed"), configs)
+        styled = styled_env_kwargs(env_id, kwargs, settings.get("prompt_style", "plain"))
+        agent = "necessity_oracle" if kwargs.get("probe") == "necessity" else "oracle"
+        moves, _ = scripted_draws(env_id, eps, agent, styled, configs)
+        model = _replaying_model(moves)
+        out = tmp_path_factory.mktemp("harness")
+        with ScriptedEndpoint(model, max_requests=2000) as ep:
+            if configs == "generated":
+                env = gym.make(env_id, **source_kwargs(kwargs, configs))
+                chat = {k: v for k, v in settings.items() if k in ("prompt_style", "system_prompt", "max_history")}
+                player = OpenAIChatAgent("fake", base_url=ep.url, **chat)
+                results = [run_episode(env, player, seed=d.seed) for d in eps]
+                episodes = [(r.outcome, r.score, r.turns) for r in results]
+            else:
+                args = ["eval", "--env", env_id, "--agent", "openai:fake", "--base-url", ep.url,
+                        "--split", str(SETTINGS_SPLIT), "--out", str(out), "--no-progress", "--no-report"]  # fmt: skip
+                probe = kwargs.get("probe")
+                rest = {k: v for k, v in kwargs.items() if k != "probe"}
+                args += ["--probe", probe] if probe else []
+                args += ["--env-kwargs", json.dumps(rest)] if rest else []
+                for key, value in settings.items():
+                    args += [f"--{key.replace('_', '-')}", str(value)]
+                run = cli(*args)
+                assert run.returncode == 0, run.stderr[-3000:]
+                episodes = [(r["outcome"], r["score"], r["turns"]) for r in _records(out)]
+            requests = [_conversation(r["messages"]) for r in ep.requests]
+        assert len(episodes) == len(eps) and requests
+        runs[name] = {"model": model, "requests": requests, "episodes": sorted(episodes), "draws": eps}
+    return runs
+
+
+def _same_as_harness(name: str, run: dict[str, Any], requests: list, episodes: list) -> None:
+    """Every request the adapter sent equals one ``mtp-gym eval`` sent, message by message (as
+    multisets: adapters play episodes concurrently), and the episodes end alike."""
+    want, got = sorted(run["requests"]), sorted(_conversation(list(map(dict, r))) for r in requests)
+    assert len(got) == len(want), f"{name}: {len(got)} requests, the harness sent {len(want)}"
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g == w, f"{name}: request {i} differs from the harness's:\n{g}\n!=\n{w}"
+    assert sorted(episodes) == run["episodes"], name
+
+
+@pytest.mark.parametrize("name", list(SETTINGS))
+def test_inspect_replays_every_harness_setting(name, setting_runs, tmp_path):
+    pytest.importorskip("inspect_ai")
+    from inspect_ai.model import get_model
+
+    from mtp_gym.integrations.inspect_tasks import mtp_task
+
+    env_id, kwargs, settings = SETTINGS[name]
+    run = setting_runs[name]
+    with ScriptedEndpoint(run["model"], max_requests=2000) as ep:
+        model = get_model("openai-api/local/fake", base_url=ep.url, api_key="x")
+        log = _inspect_eval(mtp_task(env_id, split=SETTINGS_SPLIT, **settings, **kwargs), model, tmp_path)
+        requests = [r["messages"] for r in ep.requests]
+    metas = [s.scores["mtp_env_score"].metadata for s in log.samples]
+    assert sorted(m["seed"] for m in metas) == sorted(d.seed for d in run["draws"])
+    _same_as_harness(name, run, requests, [(m["outcome"], m["score"], m["turns"]) for m in metas])
+
+
+@pytest.mark.parametrize("name", list(SETTINGS))
+def test_openenv_replays_every_harness_setting(name, setting_runs, openenv_url):
+    """A client plays each draw through the server (``reset(config_id, seed, env_kwargs, chat
+    settings)``), sending the model ``observation.messages``, the request as the harness builds it."""
+    from mtp_gym.integrations.openenv_server import MTPAction, MTPEnvClient
+
+    env_id, kwargs, settings = SETTINGS[name]
+    run = setting_runs[name]
+    chat = {k: v for k, v in settings.items() if k in ("prompt_style", "system_prompt", "max_history")}
+    env_kwargs = source_kwargs(kwargs, settings.get("configs", "benchmark"))
+    requests, episodes = [], []
+    with MTPEnvClient(base_url=openenv_url).sync() as client:
+        for draw in run["draws"]:
+            step = client.reset(env_id=env_id, config_id=draw.config_id, seed=draw.seed, env_kwargs=env_kwargs, **chat)
+            assert client.state().episode_id  # set by the server when the client gives none
+            while not step.done:
+                requests.append(step.observation.messages)
+                step = client.step(MTPAction(message=run["model"](step.observation.messages)))
+            episodes.append((step.observation.outcome, step.observation.score, step.observation.turn))
+    _same_as_harness(name, run, requests, episodes)
+
+
+def test_openenv_sets_an_episode_id(openenv_url):
+    from mtp_gym.integrations.openenv_server import MTPEnvClient
+
+    with MTPEnvClient(base_url=openenv_url).sync() as client:
+        client.reset(config_id=0)
+        first = client.state().episode_id
+        client.reset(config_id=0)
+        second = client.state().episode_id
+        client.reset(config_id=0, episode_id="mine")
+        assert client.state().episode_id == "mine"
+    assert first and second and first != second
+
+
+def test_adapters_refuse_what_the_harness_refuses():
+    from mtp_gym.integrations.inspect_tasks import mtp_task
+
+    with pytest.raises(ValueError, match="prompt_style='loud' is not supported; allowed"):
+        ChatSettings("loud")
+    with pytest.raises(ValueError, match="configs='train' is not supported; allowed"):
+        draws("MTP/WordGuess-v0", configs="train")
+    with pytest.raises(ValueError, match="split: configs='generated' needs a positive int"):
+        mtp_task("word_guess", configs="generated")  # "full" generated configurations: how many?
+    with pytest.raises(ValueError, match="samples must be a positive int"):
+        draws("MTP/WordGuess-v0", samples=0)
+
+
+@pytest.mark.parametrize("name", list(SETTINGS))
+def test_verifiers_replays_every_harness_setting(name, setting_runs, verifiers_python, tmp_path):
+    """``vf-eval`` offline, every rollout of every setting: the requests are ``mtp-gym eval``'s,
+    message by message, and each rollout's reward the env's score."""
+    env_id, kwargs, settings = SETTINGS[name]
+    run = setting_runs[name]
+    options = {"split": SETTINGS_SPLIT, **({"env_kwargs": kwargs} if kwargs else {}), **settings}
+    if "system_prompt" in options:  # verifiers' own option: a file holding the system prompt
+        (tmp_path / "system.txt").write_text(options["system_prompt"])
+        options["system_prompt"] = tmp_path / "system.txt"
+    with ScriptedEndpoint(run["model"], max_requests=2000) as ep:
+        episodes = _vf_eval(verifiers_python, env_id, options, len(run["draws"]), ep.url, tmp_path)
+        requests = [r["messages"] for r in ep.requests]
+    infos = [e["traces"][-1]["info"] for e in episodes]
+    assert sorted(i["seed"] for i in infos) == sorted(d.seed for d in run["draws"])
+    for episode in episodes:
+        assert {t["rewards"]["mtp_score"]["score"] for t in episode["traces"]} == {
+            episode["traces"][-1]["info"]["score"]
+        }
+    _same_as_harness(name, run, requests, [(i["outcome"], i["score"], i["turns"]) for i in infos])
+
+
+OPENENV_PACKAGE = Path(__file__).resolve().parents[1] / "examples" / "openenv"
+
+
+def test_the_openenv_package_validates():
+    """`openenv validate` on the OpenEnv package of the repository (manifest, server/app.py with
+    main(), the [project.scripts] server entry, openenv-core, uv.lock): every deployment mode."""
+    pytest.importorskip("openenv")
+    cli_path = Path(sysconfig.get_path("scripts")) / "openenv"
+    openenv_cli = [str(cli_path)] if cli_path.exists() else ["openenv"]
+    done = subprocess.run(
+        [*openenv_cli, "validate", str(OPENENV_PACKAGE), "--verbose"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and "[OK]" in done.stdout, done.stdout + done.stderr
+    for mode in ("docker", "openenv_serve", "uv_run", "python_module"):
+        assert f"[YES] {mode}" in done.stdout
+
+
+def test_the_openenv_lock_holds_what_pyproject_asks():
+    """examples/openenv/uv.lock pins mtp-gym's own requirements as pyproject.toml has them (its
+    core and [openenv] ones): after a dependency change, `cd examples/openenv && uv lock`."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+
+    project = tomllib.loads((OPENENV_PACKAGE.parents[1] / "pyproject.toml").read_text())["project"]
+    wanted = {
+        (Requirement(r).name, Requirement(r).specifier)
+        for r in project["dependencies"] + project["optional-dependencies"]["openenv"]
+    }
+    lock = tomllib.loads((OPENENV_PACKAGE / "uv.lock").read_text())
+    (ours,) = [p for p in lock["package"] if p["name"] == "mtp-gym"]
+    locked = {
+        (r["name"], SpecifierSet(r.get("specifier", "")))
+        for r in ours["metadata"]["requires-dist"]
+        if r.get("marker") in (None, "extra == 'openenv'")
+    }
+    assert locked == wanted

@@ -7,20 +7,36 @@ through the package's ``inspect_ai`` entry point, and :func:`mtp_task` builds on
 id and kwargs from Python.
 
 * dataset: the env's benchmark configurations (``-T split=100`` for the stratified subset
-  ``mtp-gym eval --split 100`` plays), each sample's input the env's first message;
+  ``mtp-gym eval --split 100`` plays; ``-T configs=generated -T split=N``: N configurations
+  generated from seeds, for training apart from the benchmark), each sample's input the
+  first request;
 * solver: the multi-turn loop through Inspect's model API: the model's reply is played, the
   env's answer comes back as the next user message, until the episode ends (the env's own
-  turn budget and re-prompts, exactly as ``mtp-gym eval`` plays it); where the env starts a
-  fresh context (``info["context_reset"]``, the necessity probe's phase 2) the model is sent
-  that message alone (after the system prompt), while the log keeps the whole episode;
+  turn budget and re-prompts, exactly as ``mtp-gym eval`` plays it). Each request is the one
+  ``mtp-gym eval``'s chat agents send (:meth:`~mtp_gym.integrations.session.EnvSession.prompt`:
+  the prompt style's suffix, the system prompt, the ``max_history`` cap); where the env starts
+  a fresh context (``info["context_reset"]``, the necessity probe's phase 2) the model is sent
+  that message alone (after the system prompt), while the log keeps the whole episode.
+  Epoch ``e`` (``--epochs K`` or ``-T samples=K``) is ``mtp-gym eval --samples K``'s sample
+  ``e - 1``: its reset seed is :func:`~mtp_gym.eval.splits.episode_seed` (with ``-T seed=S``
+  as ``--seed S``), so the K epochs are K draws, not one draw K times;
 * scorer: the env's score (``score``) and whether the episode was a success (``success``),
-  with the outcome, turns, format errors and configuration id as the score's metadata. A
-  prompt that outgrows the model's context window (an empty reply stopped for length) ends
-  the episode as ``context_overflow`` with score 0, as ``mtp-gym eval`` records it; a model
-  API error is Inspect's sample error, never a score.
+  with the outcome, turns, format errors, configuration id and reset seed as the score's
+  metadata. A prompt that outgrows the model's context window ends the episode as
+  ``context_overflow`` with score 0, as ``mtp-gym eval`` records it (Inspect's
+  OpenAI-compatible providers turn the endpoint's 400 ``context_length_exceeded`` into an
+  output stopped for ``model_length`` whose text is the error message: never played as a
+  move); a model API error is Inspect's sample error, never a score.
 
-Task arguments (``-T name=value``): ``split``, ``max_history`` (see :mod:`mtp_gym.history`),
-``system_prompt``, and any env kwarg (``-T level=3``, ``-T probe=noise``).
+Task arguments (``-T name=value``), as ``mtp-gym eval``'s options: ``split``, ``samples``,
+``seed``, ``prompt_style`` (``plain``, ``answer_only``, ``cot``: the suffix, and the env's own
+variant where it has one), ``system_prompt``, ``max_history`` (see :mod:`mtp_gym.history`),
+``configs`` (``benchmark`` or ``generated``), and any env kwarg (``-T difficulty=3``,
+``-T probe=noise``).
+
+Against a local OpenAI-compatible server (llama.cpp, vLLM) use Inspect's ``openai-api``
+provider (``--model openai-api/local/MODEL`` with ``LOCAL_BASE_URL`` and ``LOCAL_API_KEY``);
+``openai/...`` speaks the Responses API, which such servers lack.
 """
 
 from __future__ import annotations
@@ -29,13 +45,21 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from mtp_gym.episode import CONTEXT_OVERFLOW
-from mtp_gym.history import cap_history, check_max_history
-from mtp_gym.integrations.session import EnvSession, configurations, env_id_of, registered_ids, task_name
+from mtp_gym.eval.splits import episode_seed
+from mtp_gym.integrations.session import (
+    ChatSettings,
+    EnvSession,
+    draws,
+    env_id_of,
+    registered_ids,
+    source_kwargs,
+    task_name,
+)
 
 __all__ = ["mtp_env_score", "mtp_play", "mtp_task"]
 
@@ -43,48 +67,63 @@ __all__ = ["mtp_env_score", "mtp_play", "mtp_task"]
 RESULT_KEY = "mtp_gym_result"
 
 
-def _dataset(env_id: str, env_kwargs: dict[str, Any], split: str | int, system_prompt: str | None) -> MemoryDataset:
-    session = EnvSession(env_id, env_kwargs)
+def _chat(messages: list[dict[str, str]]) -> list[ChatMessage]:
+    kinds = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+    return [kinds[m["role"]](content=m["content"]) for m in messages]
+
+
+def _dataset(
+    env_id: str, env_kwargs: dict[str, Any], split: str | int, chat: ChatSettings, configs: str
+) -> MemoryDataset:
+    session = EnvSession(env_id, env_kwargs, chat)
     samples = []
-    for config_id in configurations(env_id, env_kwargs, split):
-        first: list[ChatMessage] = [ChatMessageUser(content=session.start(config_id))]
-        if system_prompt:
-            first.insert(0, ChatMessageSystem(content=system_prompt))
-        samples.append(Sample(input=first, id=config_id, metadata={"config_id": config_id}))
+    for draw in draws(env_id, env_kwargs, split, configs=configs):  # sample 0 of each configuration
+        session.start_draw(draw)
+        metadata = {"config_id": draw.config_id, "index": draw.index}
+        sample_id = draw.index if draw.config_id is not None else draw.name  # generated: "g3"
+        samples.append(Sample(input=_chat(session.messages), id=sample_id, metadata=metadata))
     session.close()
     return MemoryDataset(samples, name=task_name(env_id))
 
 
 @solver
-def mtp_play(env_id: str, env_kwargs: dict[str, Any] | None = None, max_history: int | None = None) -> Solver:
-    """Play the sample's configuration to the end, the env answering every model reply."""
-    max_history = check_max_history(max_history)
+def mtp_play(
+    env_id: str,
+    env_kwargs: dict[str, Any] | None = None,
+    max_history: int | None = None,
+    prompt_style: str = "plain",
+    system_prompt: str | None = None,
+    seed: int | None = None,
+) -> Solver:
+    """Play the sample's configuration to the end, the env answering every model reply; epoch
+    ``e`` is sample ``e - 1`` of ``mtp-gym eval --samples`` (reset seed
+    :func:`~mtp_gym.eval.splits.episode_seed` of the configuration, the sample and ``seed``)."""
+    chat = ChatSettings(prompt_style, system_prompt, max_history)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        session = EnvSession(env_id, env_kwargs)
+        session = EnvSession(env_id, env_kwargs, chat)
         try:
-            session.start(state.metadata["config_id"])
-            messages = list(state.messages)  # the whole episode, for the log
-            system = [m for m in messages if m.role == "system"]
-            context = len(system)  # where the model's current context starts in `messages`
+            meta = state.metadata
+            session.start(meta["config_id"], episode_seed(meta["index"], state.epoch - 1, seed))
+            log = _chat(session.messages)  # the whole episode, for the log
             overflow = False
             while not session.done:
-                state.messages = cap_history(system + messages[context:], max_history)
+                state.messages = _chat(session.prompt())
                 state = await generate(state)
-                if state.output.stop_reason == "model_length" and not state.output.completion:
-                    overflow = True  # the prompt outgrew the context window: no reply to play
+                if state.output.stop_reason == "model_length":
+                    # the prompt outgrew the context window: Inspect's providers turn the
+                    # endpoint's 400 into this stop reason, the error message as the text
+                    overflow = True
                     break
-                messages.append(state.messages[-1])
-                answer = session.send(state.output.completion)
+                log.append(state.messages[-1])
+                session.send(state.output.completion)
                 if not session.done:
-                    if session.context_reset:  # a fresh context: the model sees this message alone
-                        context = len(messages)
-                    messages.append(ChatMessageUser(content=answer))
-            state.messages = messages
+                    log.append(ChatMessageUser(content=session.messages[-1]["content"]))
+            state.messages = log
             result = session.result().as_dict()
             if overflow:  # as `mtp-gym eval` records it: the model's failure, score 0
                 result.update(score=0.0, outcome=CONTEXT_OVERFLOW)
-            state.store.set(RESULT_KEY, {**result, "config_id": session.config_id})
+            state.store.set(RESULT_KEY, {**result, "config_id": session.config_id, "seed": session.seed})
         finally:
             session.close()
         return state
@@ -115,24 +154,50 @@ def mtp_task(
     split: str | int = "full",
     max_history: int | None = None,
     system_prompt: str | None = None,
+    prompt_style: str = "plain",
+    samples: int = 1,
+    seed: int | None = None,
+    configs: str = "benchmark",
     **env_kwargs: Any,
 ) -> Task:
-    """An Inspect task for env ``env`` (a registered id or its task name) with ``env_kwargs``."""
+    """An Inspect task for env ``env`` (a registered id or its task name) with ``env_kwargs``,
+    played as ``mtp-gym eval --split --max-history --system-prompt --prompt-style --samples --seed``
+    plays it (``samples``: Inspect's epochs; ``--epochs K`` does the same); ``configs="generated"``
+    plays ``split`` generated configurations instead of the benchmark's."""
     env_id = env_id_of(env)
+    chat = ChatSettings(prompt_style, system_prompt, max_history)
+    kwargs = source_kwargs(env_kwargs, configs)
+    draws(env_id, kwargs, split, samples, seed, configs)  # bad arguments fail here, named
     return Task(
-        dataset=_dataset(env_id, env_kwargs, split, system_prompt),
-        solver=mtp_play(env_id, env_kwargs, max_history),
+        dataset=_dataset(env_id, kwargs, split, chat, configs),
+        solver=mtp_play(env_id, kwargs, max_history, prompt_style, system_prompt, seed),
         scorer=mtp_env_score(),
+        epochs=samples,
         name=task_name(env_id),
-        metadata={"env_id": env_id, "env_kwargs": env_kwargs, "split": split, "max_history": max_history},
+        metadata={
+            "env_id": env_id,
+            "env_kwargs": env_kwargs,
+            "split": split,
+            "configs": configs,
+            "max_history": max_history,
+            "prompt_style": prompt_style,
+            "seed": seed,
+        },
     )
 
 
 def _register(env_id: str) -> None:
     def factory(
-        split: str | int = "full", max_history: int | None = None, system_prompt: str | None = None, **env_kwargs: Any
+        split: str | int = "full",
+        max_history: int | None = None,
+        system_prompt: str | None = None,
+        prompt_style: str = "plain",
+        samples: int = 1,
+        seed: int | None = None,
+        configs: str = "benchmark",
+        **env_kwargs: Any,
     ) -> Task:
-        return mtp_task(env_id, split, max_history, system_prompt, **env_kwargs)
+        return mtp_task(env_id, split, max_history, system_prompt, prompt_style, samples, seed, configs, **env_kwargs)
 
     factory.__doc__ = f"{env_id} (mtp-gym): the benchmark configurations, played to the end, scored by the env."
     factory.__name__ = factory.__qualname__ = task_name(env_id)

@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import string
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -42,8 +44,9 @@ from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from pydantic import Field
 
+from mtp_gym.agents.llm.prompts import PROMPT_STYLES as PROMPT_STYLES_CHAT
 from mtp_gym.eval.log import to_jsonable
-from mtp_gym.integrations.session import EnvSession, EpisodeOver, env_id_of
+from mtp_gym.integrations.session import ChatSettings, EnvSession, EpisodeOver, env_id_of
 from mtp_gym.registration import ENV_IDS, GAME_ENTRY_POINT, GAME_IDS
 from mtp_gym.turing_machine.env import SETUP_SOURCES
 from mtp_gym.turing_machine.prompts import MODES, PROMPT_STYLES
@@ -62,6 +65,7 @@ __all__ = [
     "RESET_ARGS",
     "RequestRefused",
     "check_env_kwargs",
+    "main",
     "make_app",
     "serve",
     "server_config",
@@ -69,7 +73,7 @@ __all__ = [
 
 DEFAULT_ENV = "MTP/WordGuess-v0"
 #: The arguments ``reset`` takes from a client.
-RESET_ARGS = ("env_id", "config_id", "seed", "env_kwargs", "episode_id")
+RESET_ARGS = ("env_id", "config_id", "seed", "env_kwargs", "episode_id", "prompt_style", "system_prompt", "max_history")
 SEED_MAX = 2**64 - 1
 #: Largest HTTP body / WebSocket message the server reads (a reply, or a reset's kwargs).
 MAX_MESSAGE = 4 * 1024 * 1024
@@ -285,6 +289,15 @@ def check_env_kwargs(env_id: str, env_kwargs: Any) -> dict[str, Any]:
     return dict(env_kwargs)
 
 
+def _check_chat(prompt_style: Any, system_prompt: Any, max_history: Any) -> ChatSettings:
+    _choice(*PROMPT_STYLES_CHAT).check("prompt_style", prompt_style)
+    Arg("a string of <= 20000 chars", lambda v: isinstance(v, str) and len(v) <= 20_000, optional=True).check(
+        "system_prompt", system_prompt
+    )
+    _int(1, 10_000, optional=True).check("max_history", max_history)
+    return ChatSettings(prompt_style, system_prompt, max_history)
+
+
 def _check_reset(env_id: Any, config_id: Any, seed: Any, episode_id: Any, unknown: dict[str, Any]) -> None:
     if unknown:
         raise RequestRefused(f"reset: unknown argument(s) {sorted(unknown)}; allowed: {list(RESET_ARGS)}")
@@ -314,6 +327,11 @@ class MTPObservation(Observation):
     outcome: str | None = Field(default=None, description="success / failure / timeout / format_error at the end")
     score: float = Field(default=0.0, description="The env's score (final once done)")
     info: dict[str, Any] = Field(default_factory=dict, description="The env's info without the secret, as JSON")
+    messages: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="The request for the model's next reply as mtp-gym eval sends it (the reset's prompt_style "
+        "suffix, system_prompt and max_history applied; a fresh context where the env starts one); empty once done",
+    )
 
 
 class MTPState(State):
@@ -344,12 +362,19 @@ class MTPEnvironment(Environment[MTPAction, MTPObservation, MTPState]):
         env_id: str | None = None,
         config_id: int | None = None,
         env_kwargs: dict[str, Any] | None = None,
+        prompt_style: str = "plain",
+        system_prompt: str | None = None,
+        max_history: int | None = None,
         **unknown: Any,
     ) -> MTPObservation:
         """Start benchmark ``config_id`` (or a generated configuration from ``seed``) of ``env_id``
-        (a registered id; default: the server's, with its kwargs). Every argument comes from a
-        client: a bad one is a :class:`RequestRefused` naming it."""
+        (a registered id; default: the server's, with its kwargs). ``seed`` with ``config_id``: the
+        reset seed of ``mtp-gym eval``'s sample (:func:`~mtp_gym.eval.splits.episode_seed`).
+        ``prompt_style``, ``system_prompt``, ``max_history``: how :attr:`MTPObservation.messages`
+        is built, as ``mtp-gym eval``'s options. ``episode_id``: the client's, else a new UUID.
+        Every argument comes from a client: a bad one is a :class:`RequestRefused` naming it."""
         _check_reset(env_id, config_id, seed, episode_id, unknown)
+        chat = _check_chat(prompt_style, system_prompt, max_history)
         env_id = env_id or self.default_id
         if env_kwargs is not None:
             kwargs = check_env_kwargs(env_id, env_kwargs)
@@ -357,14 +382,15 @@ class MTPEnvironment(Environment[MTPAction, MTPObservation, MTPState]):
             kwargs = dict(self.default_kwargs) if env_id == self.default_id else {}
         try:
             session = self._session
-            if session is None or session.env_id != env_id or session.env_kwargs != kwargs:
+            if session is None or session.env_id != env_id or session.given_kwargs != kwargs or session.chat != chat:
                 if session is not None:
                     session.close()
                     self._session = None
-                session = self._session = EnvSession(env_id, kwargs)
+                session = self._session = EnvSession(env_id, kwargs, chat)
             text = session.start(config_id, seed)
         except (ValueError, TypeError) as err:  # the env refused a value (out of its range, conflicting)
             raise RequestRefused(f"reset: {err}") from None
+        episode_id = episode_id or str(uuid.uuid4())
         self._state = MTPState(episode_id=episode_id, step_count=0, env_id=env_id, config_id=session.config_id)
         return self._observation(text)
 
@@ -411,6 +437,7 @@ class MTPEnvironment(Environment[MTPAction, MTPObservation, MTPState]):
             outcome=info["outcome"] if session.done else None,
             score=float(info["score"]),
             info=to_jsonable(session.public_info),
+            messages=[] if session.done else session.prompt(),
             done=session.done,
             reward=session.reward,
         )
@@ -536,3 +563,24 @@ def serve(
     server.run()
     if not server.started:
         raise SystemExit(f"mtp-gym: error: --host/--port: cannot listen on {host}:{port} (see above)")
+
+
+def main() -> None:
+    """The entry point of the OpenEnv package (``examples/openenv``: ``server.app:main``, its
+    ``Dockerfile``): :func:`serve` on ``$HOST:$PORT`` (default ``0.0.0.0:8000``; inside a
+    container the published port is the way in), ``$MTP_ENV`` the default env id."""
+    serve(
+        os.environ.get("HOST", "0.0.0.0"), int(os.environ.get("PORT", "8000")), os.environ.get("MTP_ENV", DEFAULT_ENV)
+    )
+
+
+def __getattr__(name: str) -> Any:
+    # ``app``: the ASGI app ``openenv.yaml`` names (``uvicorn mtp_gym.integrations.openenv_server:app``),
+    # built on first use (for any Host: a container is reached by whatever name routes to it).
+    if name == "app":
+        return make_app(os.environ.get("MTP_ENV", DEFAULT_ENV), host=os.environ.get("HOST", "0.0.0.0"))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if __name__ == "__main__":
+    main()

@@ -21,9 +21,9 @@ import gymnasium as gym
 
 from mtp_gym.agents import make_agent
 from mtp_gym.episode import EpisodeResult, Step, run_episode
-from mtp_gym.integrations.session import env_id_of
+from mtp_gym.integrations.session import Draw, env_id_of, source_kwargs
 
-__all__ = ["ScriptedEndpoint", "scripted_moves", "table_model"]
+__all__ = ["ScriptedEndpoint", "scripted_draws", "scripted_moves", "table_model"]
 
 #: What a scripted model answers a conversation its table does not hold.
 UNKNOWN = "I am not sure."
@@ -35,8 +35,23 @@ def scripted_moves(
     """``agent``'s episodes on ``config_ids``: a table from the env's messages so far (a tuple;
     from the last fresh context on, ``info["context_reset"]``) to the agent's next move, and
     each episode's result as ``mtp-gym eval`` records it."""
+    draws = [Draw(c, c, 0, c) for c in config_ids]
+    moves, results = scripted_draws(env_id, draws, agent, env_kwargs)
+    return moves, {d.index: results[d.name] for d in draws}
+
+
+def scripted_draws(
+    env_id: str,
+    draws: list[Draw],
+    agent: str = "oracle",
+    env_kwargs: dict[str, Any] | None = None,
+    configs: str = "benchmark",
+) -> tuple[dict[tuple[str, ...], str], dict[str, EpisodeResult]]:
+    """:func:`scripted_moves` over episodes of :func:`~mtp_gym.integrations.session.draws`
+    (samples with their reset seeds, or generated configurations: ``configs``); the results
+    keyed by :attr:`~mtp_gym.integrations.session.Draw.name`."""
     env_id = env_id_of(env_id)
-    env, policy = gym.make(env_id, **(env_kwargs or {})), make_agent(agent, env_id)
+    env, policy = gym.make(env_id, **source_kwargs(env_kwargs, configs)), make_agent(agent, env_id)
     moves: dict[tuple[str, ...], str] = {}
     results = {}
     said: list[str] = []
@@ -48,9 +63,9 @@ def scripted_moves(
             said.clear()
         said.append(step.observation)
 
-    for config_id in config_ids:
+    for draw in draws:
         said.clear()
-        results[config_id] = run_episode(env, policy, config_id=config_id, on_step=record)
+        results[draw.name] = run_episode(env, policy, config_id=draw.config_id, seed=draw.seed, on_step=record)
     env.close()
     return moves, results
 

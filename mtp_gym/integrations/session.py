@@ -1,11 +1,18 @@
 """One env as a conversation: what every framework adapter drives.
 
 A framework owns the model loop; the env stays the single source of rules, replies and
-scores. :class:`EnvSession` starts a benchmark configuration the way the harness does
-(``reset(seed=config_id, options={"config_id": config_id})``), takes the model's reply
+scores. :class:`EnvSession` starts a configuration the way the harness does (a benchmark
+one: ``reset(seed=episode_seed(config_id, sample, seed), options={"config_id": config_id})``;
+a generated one: ``reset(seed=...)`` with ``configs="generated"``), takes the model's reply
 text, returns the env's next message, and reports the same score, outcome, turns and
 format errors as ``mtp-gym eval`` (:meth:`EnvSession.result`, live, for the framework's
 scorer); :meth:`EnvSession.record` gives the finished episode as ``mtp-gym eval`` logs it.
+
+The harness's chat settings (:class:`ChatSettings`: ``--prompt-style`` with its suffix,
+``--system-prompt``, ``--max-history``) shape what the model is sent:
+:meth:`EnvSession.prompt` is the request ``mtp-gym eval``'s chat agents would send now, and
+:func:`draws` lists the episodes of a run (``--split``, ``--samples``, ``--seed``, or
+generated configurations for training), so every adapter replays what ``mtp-gym eval`` plays.
 """
 
 from __future__ import annotations
@@ -17,12 +24,31 @@ from typing import Any
 
 import gymnasium as gym
 
-from mtp_gym import ENV_IDS
+from mtp_gym import ENV_IDS, puzzle_info
+from mtp_gym.agents.llm.prompts import PROMPT_STYLES, get_prompt_style
 from mtp_gym.episode import EpisodeResult, public_info
 from mtp_gym.eval.record import EpisodeRecord, episode_record
-from mtp_gym.eval.splits import benchmark_subset
+from mtp_gym.eval.splits import benchmark_subset, episode_seed
+from mtp_gym.history import cap_history, check_max_history
 
-__all__ = ["EnvSession", "EpisodeScore", "configurations", "env_id_of", "registered_ids", "task_name"]
+__all__ = [
+    "CONFIG_SOURCES",
+    "ChatSettings",
+    "Draw",
+    "EnvSession",
+    "EpisodeScore",
+    "configurations",
+    "draws",
+    "env_id_of",
+    "registered_ids",
+    "source_kwargs",
+    "styled_env_kwargs",
+    "task_name",
+]
+
+#: Where an adapter's configurations come from: the benchmark split (evaluation) or fresh
+#: configurations generated from seeds (training: never the test set).
+CONFIG_SOURCES = ("benchmark", "generated")
 
 
 def registered_ids() -> list[str]:
@@ -55,6 +81,98 @@ def configurations(env_id: str, env_kwargs: dict[str, Any] | None = None, split:
         env.close()
 
 
+def styled_env_kwargs(env_id: str, env_kwargs: dict[str, Any] | None, prompt_style: str = "plain") -> dict[str, Any]:
+    """``env_kwargs`` plus the env's own variant of ``prompt_style`` where the paper has one
+    (TurnBench's Answer-Only and CoT prompts), as ``mtp-gym eval --prompt-style`` sets it for a
+    model agent; an explicit ``prompt_style`` env kwarg wins."""
+    get_prompt_style(prompt_style)  # a ValueError naming the allowed styles
+    kwargs = dict(env_kwargs or {})
+    if prompt_style in puzzle_info(env_id_of(env_id)).prompt_styles:
+        return {"prompt_style": prompt_style, **kwargs}
+    return kwargs
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    """How the env's messages become the model's requests, as ``mtp-gym eval`` sends them:
+    ``prompt_style`` (``plain``, ``answer_only``, ``cot``: a suffix after every user message),
+    ``system_prompt``, and ``max_history`` (the rules and the last N turns, :mod:`mtp_gym.history`)."""
+
+    prompt_style: str = "plain"
+    system_prompt: str | None = None
+    max_history: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.prompt_style not in PROMPT_STYLES:
+            raise ValueError(f"prompt_style={self.prompt_style!r} is not supported; allowed: {sorted(PROMPT_STYLES)}")
+        check_max_history(self.max_history)
+
+    def user_message(self, text: str) -> str:
+        """An env message as the model reads it (the style's suffix appended)."""
+        return get_prompt_style(self.prompt_style).user_message(text)
+
+    def head(self) -> list[dict[str, str]]:
+        """The messages a conversation starts with (the system prompt, if any)."""
+        return [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One episode of a run: ``config_id`` (a benchmark configuration, ``None`` for a generated
+    one), ``index`` (the configuration: the benchmark id, or the generated one's number),
+    ``sample`` and the reset ``seed`` (:func:`~mtp_gym.eval.splits.episode_seed`)."""
+
+    config_id: int | None
+    index: int
+    sample: int
+    seed: int
+
+    @property
+    def name(self) -> str:
+        """A unique label: ``"3"``, ``"3.1"`` (sample 1), ``"g3"`` (generated configuration 3)."""
+        kind = "" if self.config_id is not None else "g"
+        return f"{kind}{self.index}" + (f".{self.sample}" if self.sample else "")
+
+
+def _check_source(configs: str) -> None:
+    if configs not in CONFIG_SOURCES:
+        raise ValueError(f"configs={configs!r} is not supported; allowed: {list(CONFIG_SOURCES)}")
+
+
+def source_kwargs(env_kwargs: dict[str, Any] | None, configs: str = "benchmark") -> dict[str, Any]:
+    """``env_kwargs`` for a source of configurations (``"generated"`` sets ``configs="generated"``)."""
+    _check_source(configs)
+    kwargs = dict(env_kwargs or {})
+    if configs == "generated":
+        kwargs["configs"] = "generated"
+    return kwargs
+
+
+def draws(
+    env_id: str,
+    env_kwargs: dict[str, Any] | None = None,
+    split: str | int = "full",
+    samples: int = 1,
+    seed: int | None = None,
+    configs: str = "benchmark",
+) -> list[Draw]:
+    """The episodes ``mtp-gym eval --split SPLIT --samples K --seed S`` plays (``configs="benchmark"``),
+    in its order; or, for training, ``split`` (an int N) configurations generated from seeds
+    ``episode_seed(i, sample, seed)``, i < N, that are not the benchmark split's."""
+    _check_source(configs)
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise ValueError(f"samples must be a positive int, got {samples!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
+    if configs == "benchmark":
+        ids = configurations(env_id, env_kwargs, split)
+        return [Draw(c, c, k, episode_seed(c, k, seed)) for c in ids for k in range(samples)]
+    n = int(split) if isinstance(split, int) or (isinstance(split, str) and split.isdigit()) else 0
+    if isinstance(split, bool) or n < 1:
+        raise ValueError(f"split: configs='generated' needs a positive int (how many to generate), got {split!r}")
+    return [Draw(None, i, k, episode_seed(i, k, seed)) for i in range(n) for k in range(samples)]
+
+
 @dataclass
 class EpisodeScore:
     """The score of a session so far, as an adapter hands it to its framework's scorer (outcome
@@ -76,17 +194,26 @@ class EpisodeOver(RuntimeError):
 
 
 class EnvSession:
-    """A registered env played as a conversation: :meth:`start`, then :meth:`send` per reply."""
+    """A registered env played as a conversation: :meth:`start`, then :meth:`send` per reply.
 
-    def __init__(self, env_id: str, env_kwargs: dict[str, Any] | None = None) -> None:
+    ``chat`` (:class:`ChatSettings`) shapes the model's side: :attr:`messages` is the
+    conversation as ``mtp-gym eval``'s chat agents hold it (system prompt, styled user
+    messages, replies; a fresh one where the env says ``context_reset``) and :meth:`prompt`
+    the request they would send now (capped by ``max_history``). ``chat.prompt_style`` also
+    sets the env's own variant of the style where it has one (:func:`styled_env_kwargs`)."""
+
+    def __init__(self, env_id: str, env_kwargs: dict[str, Any] | None = None, chat: ChatSettings | None = None) -> None:
         self.env_id = env_id_of(env_id)
-        self.env_kwargs = dict(env_kwargs or {})
+        self.chat = chat or ChatSettings()
+        self.given_kwargs = dict(env_kwargs or {})  # as given; env_kwargs adds the style's variant
+        self.env_kwargs = styled_env_kwargs(self.env_id, env_kwargs, self.chat.prompt_style)
         self.env = gym.make(self.env_id, **self.env_kwargs)
         self.info: dict[str, Any] = {}
         self.done = False
         self.reward = 0.0
         self.seed: int | None = None
         self.started = time.time()
+        self.messages: list[dict[str, str]] = []
 
     def start(self, config_id: int | None = None, seed: int | None = None) -> str:
         """Reset to benchmark ``config_id`` (or a generated configuration from ``seed``); the first message."""
@@ -95,7 +222,12 @@ class EnvSession:
         options = None if config_id is None else {"config_id": int(config_id)}
         obs, self.info = self.env.reset(seed=seed, options=options)
         self.done, self.reward, self.seed, self.started = False, 0.0, seed, time.time()
+        self.messages = [*self.chat.head(), {"role": "user", "content": self.chat.user_message(obs)}]
         return obs
+
+    def start_draw(self, draw: Draw) -> str:
+        """:meth:`start` one episode of :func:`draws`."""
+        return self.start(draw.config_id, draw.seed)
 
     def send(self, reply: str) -> str:
         """Play the model's reply; the env's next message (its last one once :attr:`done`)."""
@@ -104,7 +236,16 @@ class EnvSession:
         obs, reward, terminated, truncated, self.info = self.env.step(reply)
         self.reward = float(reward)
         self.done = bool(terminated or truncated)
+        self.messages.append({"role": "assistant", "content": reply})
+        if not self.done:
+            if self.context_reset:  # the model sees the conversation from here on only
+                self.messages = self.chat.head()
+            self.messages.append({"role": "user", "content": self.chat.user_message(obs)})
         return obs
+
+    def prompt(self) -> list[dict[str, str]]:
+        """The request for the model's next reply, as ``mtp-gym eval``'s chat agents send it."""
+        return cap_history(self.messages, self.chat.max_history)
 
     @property
     def context_reset(self) -> bool:

@@ -1,0 +1,1 @@
+"""The OpenEnv server entry points (``server.app:app``, ``server.app:main``)."""
