@@ -57,8 +57,8 @@ def play(info: dict, pick: int) -> str:
 
 def play_row(info: dict, row: list[int]) -> list[str]:
     """The scripted player in each env of a vector env."""
-    shapes, turns = info["hidden"]["num_circuits"], info["turn"]
-    return [_action(TABLES, int(shapes[e]), turns[e], pick) for e, pick in enumerate(row)]
+    turns = info["turn"]  # info["hidden"]: one read-only mapping per env (fixed for the episode)
+    return [_action(TABLES, h["num_circuits"], turns[e], pick) for e, (h, pick) in enumerate(zip(info["hidden"], row))]
 
 
 def oracle_split() -> None:

@@ -37,7 +37,8 @@ def send_word(info: dict, i: int) -> str:
 
 def send_words(info: dict, row: list[int]) -> tuple[str, ...]:
     """The scripted player in each env of a vector env."""
-    return tuple(ACTIONS[v][i] for v, i in zip(info["hidden"]["vocabulary_id"], row))
+    # info["hidden"]: one read-only mapping per env (fixed for the episode)
+    return tuple(ACTIONS[h["vocabulary_id"]][i] for h, i in zip(info["hidden"], row))
 
 
 def main() -> None:

@@ -16,7 +16,8 @@ noun. So every env draws its secret from 40 words and is sent the same pre-drawn
 random guesses from its 40 words (episodes of the same length), 40 guesses at most, resets
 included, in ``--rounds`` alternating rounds, twice: with repeated action strings (what a
 discrete view or a scripted player sends; Word Guess parses each distinct string once) and
-with every reply unique (what a model sends: a different lead-in before the move). Printed:
+with every reply unique (what a model sends: a different lead-in before the move), timed in
+CPU seconds (the machine may be shared). Printed:
 the median steps/s per env and the ratio of ours to each peer.
 """
 
@@ -59,13 +60,13 @@ def ours(idx: list[int], prefixes: list[str]) -> float:
     _, info = env.reset(seed=0)
     table = actions[info["hidden"]["vocabulary_id"]]
     step, reset = env.step, env.reset
-    start = time.perf_counter()
+    start = time.process_time()
     for i, prefix in zip(idx, prefixes):
         _, _, term, trunc, info = step(prefix + table[i])
         if term or trunc:
             _, info = reset()
             table = actions[info["hidden"]["vocabulary_id"]]
-    return len(idx) / (time.perf_counter() - start)
+    return len(idx) / (time.process_time() - start)
 
 
 def gem(idx: list[int], prefixes: list[str]) -> float:
@@ -76,12 +77,12 @@ def gem(idx: list[int], prefixes: list[str]) -> float:
     actions = [f"\\boxed{{{w.upper()}}}" for w in env.available_words]
     step, reset = env.step, env.reset
     reset(seed=0)
-    start = time.perf_counter()
+    start = time.process_time()
     for i, prefix in zip(idx, prefixes):
         _, _, term, trunc, _ = step(prefix + actions[i % len(actions)])
         if term or trunc:
             reset()
-    return len(idx) / (time.perf_counter() - start)
+    return len(idx) / (time.process_time() - start)
 
 
 def textarena(idx: list[int], prefixes: list[str]) -> float:
@@ -93,12 +94,12 @@ def textarena(idx: list[int], prefixes: list[str]) -> float:
     actions = [f"[{w}]" for w in env.word_list]
     step = env.step
     env.reset(num_players=1, seed=0)
-    start = time.perf_counter()
+    start = time.process_time()
     for i, prefix in zip(idx, prefixes):
         done, _ = step(prefix + actions[i % len(actions)])
         if done:
             env.reset(num_players=1)
-    return len(idx) / (time.perf_counter() - start)
+    return len(idx) / (time.process_time() - start)
 
 
 def available() -> dict[str, Callable[[list[int], list[str]], float]]:

@@ -11,10 +11,13 @@ A puzzle subclasses :class:`TextPuzzleEnv` and implements only its rules. The ab
   with reasoning blocks already stripped and dashes made ASCII (see "How replies are read"
   below); several candidate tags go through :meth:`TextPuzzleEnv.read_one`;
 * ``_play(move)``: apply a legal move and return a :class:`Reply`;
-* ``_hidden()``: the secret state exposed as ``info["hidden"]``, a new dict on every call
-  (users keep what ``step`` returns; ``check_env`` rejects shared mutable objects).
+* ``_hidden()``: the secret state exposed as ``info["hidden"]`` (a :class:`FrozenInfo` of it:
+  read-only, so every step may share it); a puzzle whose secret does not change within an
+  episode sets ``hidden_fixed = True`` and the base class calls ``_hidden()`` once per reset.
 
-Optional hooks: ``_format_hint()`` (appended to every re-prompt: how a well-formed action
+Optional hooks: ``_episode_info()`` (extra ``info`` keys fixed for the episode, built once per
+reset and shared between its steps as :class:`FrozenInfo`, e.g. a query game's ``game``),
+``_format_hint()`` (appended to every re-prompt: how a well-formed action
 looks now), ``_timeout()`` (the reply when the turn budget runs out),
 ``_benchmark_mismatch()`` (why these kwargs have no benchmark split), ``config_strata()``
 (the factors a subset of the split must keep in proportion).
@@ -64,6 +67,18 @@ transcript, rendering, Text spaces and config selection. Every ``info`` value ke
 through an episode (``score`` is 0.0 until ``outcome`` is set): gymnasium's vector envs type
 each batched key by the first env's value, so a puzzle's ``feedback`` must do the same.
 
+``info`` is built for speed in vector envs: the per-step keys are flat scalars plus the small
+``feedback`` dict, and what does not change within an episode (``hidden``, a query game's
+``game``) is a :class:`FrozenInfo` built at reset and shared by every step of the episode. A
+``FrozenInfo`` is a read-only :class:`~collections.abc.Mapping`, not a ``dict``: gymnasium's
+vector envs keep it as one object per env (``info["hidden"][i]["secret"]``) instead of batching
+each nested key (the cost of a step there is mostly that batching, per key). Reading a key
+gives a fresh copy of a mutable value, so nobody can change what the next step returns;
+``dict(...)``, ``copy.deepcopy`` and :func:`mtp_gym.eval.log.to_jsonable` give plain values
+(``json.dumps`` wants ``dict(info["hidden"])``). ``info_secret=False`` (an argument of every
+env built on this class that passes it on) leaves ``hidden`` out of ``info`` altogether: for
+training, where the learner must never see the secret and every key costs time.
+
 The malformed-action protocol (re-prompt saying what was wrong, count the streak, forfeit at
 ``max_format_errors``) is :class:`FormatErrors`: the base class, the multi-agent envs and the
 probes that answer replies themselves all use it.
@@ -78,10 +93,11 @@ and :func:`format_messages`, never the env's private state.
 from __future__ import annotations
 
 import abc
+import copy
 import pickle
 import re
 import string
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -103,6 +119,7 @@ __all__ = [
     "PAPERS",
     "PuzzleInfo",
     "FormatRestated",
+    "FrozenInfo",
     "InvalidAction",
     "Reply",
     "TextPuzzleEnv",
@@ -183,6 +200,70 @@ class PuzzleInfo:
         return PAPERS.index(self.paper)
 
 
+class FrozenInfo(Mapping[str, Any]):
+    """A read-only mapping for the parts of ``info`` that do not change within an episode
+    (built once per reset, shared by every step). Not a ``dict``, so gymnasium's vector envs
+    store it as one object per env instead of batching each nested key.
+
+    Reading a key gives a fresh copy of a mutable value (dicts, lists and sets, all the way
+    down; hashable tuples are shared), so a caller can never change what another step
+    returns; ``dict(m)`` is therefore a plain, independent dict, and ``copy.deepcopy`` gives
+    one too. Equal to any mapping with the same items. Pickles as itself.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any] | None = None, *, fresh: bool = False) -> None:
+        """``data`` is copied all the way down, unless it is ``fresh`` (made for this mapping
+        alone, as ``_hidden()`` makes its dict on every call: then only its top level is)."""
+        items = (data or {}).items()
+        self._data: dict[str, Any] = dict(items) if fresh else {k: _thaw(v) for k, v in items}
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._data[key]
+        return value if isinstance(value, (str, int, float, type(None))) else _thaw(value)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __repr__(self) -> str:
+        return f"FrozenInfo({self._data!r})"
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        return {k: copy.deepcopy(v, memo) for k, v in self._data.items()}
+
+    def __copy__(self) -> FrozenInfo:
+        return self  # immutable
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenInfo, (self._data,))
+
+
+def _thaw(value: Any) -> Any:
+    """A copy of ``value`` that shares nothing mutable: new dicts, lists and sets; a hashable
+    tuple (immutable all the way down) is shared as it is."""
+    if isinstance(value, (str, int, float)) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_thaw(v) for v in value]
+    if isinstance(value, set):
+        return set(value)  # set members are hashable, hence immutable
+    if isinstance(value, tuple):
+        try:
+            hash(value)
+        except TypeError:  # holds a list, dict or set
+            return tuple(_thaw(v) for v in value)
+    return value
+
+
 class FormatErrors:
     """The malformed-action protocol shared by every env (:class:`TextPuzzleEnv`, the
     multi-agent envs, the probes that answer replies themselves): a malformed action is
@@ -240,10 +321,18 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             ``"format_error"`` (default 3, as TurnBench retries).
         render_mode: ``"ansi"`` (``render()`` returns the transcript) or ``"human"``
             (each new message is printed).
+        info_secret: ``True`` (default): ``info["hidden"]`` holds the secret state (for
+            analysis; policies never get it, see :func:`mtp_gym.episode.public_info`).
+            ``False``: ``info`` has no ``hidden`` key at all, for training loops where the
+            learner must not see the secret (and a vector env batches one key less). A
+            subclass that accepts it passes it to ``super().__init__()``.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}
     defer_human_render = False
+    #: ``True``: ``_hidden()`` does not change within an episode, so the base class calls it
+    #: once per reset and every step shares that :class:`FrozenInfo`.
+    hidden_fixed: ClassVar[bool] = False
     #: The puzzle's facts (paper, what success means, prompt styles, a query game's cell).
     puzzle: ClassVar[PuzzleInfo]
 
@@ -275,6 +364,8 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             "_valid_action",
             "_np_random",
             "_np_random_seed",
+            "_episode_keys",
+            "_episode_hidden",
         }
     )
 
@@ -285,10 +376,12 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         configs: str | None = None,
         max_format_errors: int = 3,
         render_mode: str | None = None,
+        info_secret: bool = True,
     ) -> None:
         check_int("max_turns", max_turns)
         check_int("max_format_errors", max_format_errors)
         check_choice("render_mode", render_mode, [*self.metadata["render_modes"], None])
+        check_choice("info_secret", info_secret, [True, False])
         if configs is None:
             configs = "benchmark" if self.num_configs > 0 else "generated"
         check_choice("configs", configs, CONFIG_SOURCES)
@@ -301,6 +394,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         self.configs = configs
         self.max_format_errors = max_format_errors
         self.render_mode = render_mode
+        self.info_secret = info_secret
         self.observation_space = TextSpace(max_length=self.obs_max_length, min_length=0, charset=TEXT_CHARSET)
         self.action_space = TextSpace(max_length=self.action_max_length, min_length=0, charset=TEXT_CHARSET)
         self._transcript: list[dict[str, str]] = []
@@ -311,6 +405,8 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         self._errors = FormatErrors(max_format_errors)
         self._config_id: int | None = None
         self._started = False
+        self._episode_keys: dict[str, FrozenInfo] = {}
+        self._episode_hidden: FrozenInfo | None = None
 
     # ------------------------------------------------------------------ puzzle hooks
     @property
@@ -340,7 +436,13 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
 
     @abc.abstractmethod
     def _hidden(self) -> dict[str, Any]:
-        """The secret state for ``info["hidden"]`` (a new dict on every call)."""
+        """The secret state for ``info["hidden"]`` (wrapped in a :class:`FrozenInfo`; called
+        once per reset when :attr:`hidden_fixed`, else once per step)."""
+
+    def _episode_info(self) -> dict[str, dict[str, Any]]:
+        """Extra ``info`` keys that stay fixed for the episode (e.g. a query game's public
+        ``game``): built once per reset, each shared by every step as a :class:`FrozenInfo`."""
+        return {}
 
     def config_strata(self) -> dict[str, list[Any]]:
         """The strata of the benchmark split: factor name -> its value for every config id
@@ -428,6 +530,8 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         self._outcome = None
         self._score = 0.0
         self._started = True
+        self._episode_keys = {k: FrozenInfo(v) for k, v in self._episode_info().items()}
+        self._episode_hidden = FrozenInfo(self._hidden()) if self.hidden_fixed and self.info_secret else None
         obs = self._instructions()
         self._transcript = [{"role": "user", "content": obs}]
         self._rendered = 0
@@ -446,12 +550,11 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             return self._reject(action if isinstance(action, str) else repr(action), str(err))
         self._errors.accept()
         self._turn += 1
-        reply = self._play(move)
-        text = reply.text
+        text, feedback, outcome, score = self._play(move)
         # A puzzle's own budget (outcome "timeout") truncates like the turn budget.
-        truncated = reply.outcome == "timeout"
-        if reply.outcome is not None:
-            self._outcome, self._score = reply.outcome, float(reply.score or 0.0)
+        truncated = outcome == "timeout"
+        if outcome is not None:
+            self._outcome, self._score = outcome, float(score or 0.0)
         elif self._turn >= self.max_turns:
             end = self._timeout()
             text = f"{text}\n{end.text}" if text else end.text
@@ -463,7 +566,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         if self.render_mode == "human" and not self.defer_human_render:
             self.render()
         reward = self._score if self._outcome is not None else 0.0
-        return text, reward, terminated, truncated, self._info(reply.feedback, True)
+        return text, reward, terminated, truncated, self._info(feedback, True)
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":
@@ -535,23 +638,29 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
 
     def _observation(self, text: str) -> str:
         """``text`` inside the observation space: foreign characters as ``?``, cut to length."""
-        text = to_charset(text)
+        if not (text.isascii() and text.isprintable()):
+            text = to_charset(text)
         if len(text) > self.obs_max_length:
             text = text[: self.obs_max_length - 5] + " [..]"
         return text
 
     def _info(self, feedback: dict[str, Any], valid: bool) -> dict[str, Any]:
-        return {
+        info = {
             "turn": self._turn,
             "max_turns": self.max_turns,
             "feedback": feedback,
-            "hidden": self._hidden(),
             "valid_action": valid,
             "format_errors": self._errors.total,
             "outcome": self._outcome,
             "score": self._score,
             "config_id": self._config_id,
         }
+        if self.info_secret:
+            hidden = self._episode_hidden
+            info["hidden"] = FrozenInfo(self._hidden(), fresh=True) if hidden is None else hidden
+        if self._episode_keys:
+            info.update(self._episode_keys)
+        return info
 
 
 def to_charset(text: str) -> str:

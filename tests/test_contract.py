@@ -42,7 +42,7 @@ def config_hash(env: gym.Env, config_ids) -> str:
     for i in config_ids:
         obs, info = env.reset(options={"config_id": i})
         digest.update(obs.encode())
-        digest.update(json.dumps(info["hidden"], sort_keys=True, default=str).encode())
+        digest.update(json.dumps(dict(info["hidden"]), sort_keys=True, default=str).encode())
     return digest.hexdigest()
 
 
@@ -350,3 +350,65 @@ def test_make_vec_ends_and_autoresets(env_id, mode):
         assert all(o in envs.single_observation_space and not o.startswith("Invalid") for o in obs)
     finally:
         envs.close(terminate=True)  # a plain close() after a worker's error waits forever
+
+
+def test_hidden_info_is_a_read_only_mapping_fixed_within_an_episode(env_id):
+    """``info["hidden"]`` is a read-only mapping (a :class:`FrozenInfo`: one object per env in a
+    vector env); a puzzle whose secret is fixed for the episode shares one between its steps,
+    and the next reset brings the new configuration's."""
+    from collections.abc import Mapping
+
+    from mtp_gym.core import FrozenInfo
+
+    env = gym.make(env_id)
+    infos = [step.info for step in play(env, make_agent("random", env_id), config_id=0)]
+    for info in infos:
+        assert isinstance(info["hidden"], FrozenInfo) and isinstance(info["hidden"], Mapping)
+        with pytest.raises(TypeError):
+            info["hidden"]["x"] = 1
+    fixed = env.unwrapped.hidden_fixed
+    if fixed:
+        assert all(info["hidden"] is infos[0]["hidden"] for info in infos)
+    for key in ("game",):  # the per-episode public keys of query games
+        if key in infos[0]:
+            assert all(isinstance(i[key], FrozenInfo) and i[key] is infos[0][key] for i in infos)
+    _, other = env.reset(options={"config_id": 1})
+    assert other["hidden"] == dict(env.unwrapped.build_info({}, True)["hidden"])
+    if fixed:
+        assert other["hidden"] is not infos[0]["hidden"]
+        assert dict(other["hidden"]) == dict(env.unwrapped._hidden())  # the new configuration's
+
+
+def test_vector_env_keeps_hidden_info_one_object_per_env(env_id):
+    """gymnasium's vector env stores ``hidden`` as an object array (it does not batch every
+    nested key, the cost of a vector step), each entry the sub-env's own."""
+    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode="sync")
+    try:
+        _, info = envs.reset(seed=4)
+        _, _, _, _, info = envs.step(("???", "???"))
+        assert info["hidden"].dtype == object and info["_hidden"].all()
+        for i, sub in enumerate(envs.unwrapped.envs):
+            assert info["hidden"][i] == sub.unwrapped.build_info({}, True)["hidden"]
+        assert list(info["turn"]) == [0, 0] and info["feedback"]["error"].shape == (2,)  # per-step keys batch
+    finally:
+        envs.close()
+
+
+INFO_SECRET_IDS = [e for e in ENV_IDS if e == "MTP/WordGuess-v0" or e in mtp_gym.registration.GAME_IDS]
+
+
+@pytest.mark.parametrize("env_id", INFO_SECRET_IDS)
+def test_info_secret_false_leaves_hidden_out_in_single_and_vector_envs(env_id):
+    env = gym.make(env_id, info_secret=False)
+    steps = list(play(env, make_agent("oracle", env_id), config_id=0))
+    assert steps[-1].info["outcome"] == "success"
+    assert all("hidden" not in step.info for step in steps)
+    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode="sync", info_secret=False)
+    try:
+        _, info = envs.reset(seed=0)
+        _, _, _, _, info = envs.step(("???", "???"))
+        assert "hidden" not in info and "_hidden" not in info and list(info["valid_action"]) == [False, False]
+    finally:
+        envs.close()
+    with pytest.raises(ValueError, match="info_secret"):
+        gym.make(env_id, info_secret="no")

@@ -122,3 +122,111 @@ def test_observation_text_keeps_layout_and_masks_what_the_space_refuses(text, sh
     from mtp_gym.core import TEXT_CHARSET, to_charset
 
     assert to_charset(text) == shown and all(c in TEXT_CHARSET for c in shown)
+
+
+class Secret(Countdown):
+    """Countdown with a secret drawn at reset that never changes in the episode."""
+
+    hidden_fixed = True
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.hidden_calls = 0
+
+    def _setup_generated(self) -> None:
+        super()._setup_generated()
+        self.secret = [int(self.np_random.integers(100)), {"nested": [1, 2]}]
+
+    def _hidden(self) -> dict[str, Any]:
+        self.hidden_calls += 1
+        return {"secret": self.secret, "tags": {"a", "b"}}
+
+    def _episode_info(self) -> dict[str, dict[str, Any]]:
+        return {"public": {"first": self.secret[0] % 2, "list": [1, 2]}}
+
+
+def test_per_episode_info_is_built_once_and_shared_read_only():
+    from collections.abc import Mapping
+
+    from mtp_gym.core import FrozenInfo
+
+    env = Secret()
+    _, first = env.reset(seed=1)
+    _, _, _, _, second = env.step("5")
+    _, _, _, _, third = env.step("4")
+    assert env.hidden_calls == 1  # once per reset, not per step
+    assert first["hidden"] is second["hidden"] is third["hidden"] and first["public"] is third["public"]
+    hidden = third["hidden"]
+    assert isinstance(hidden, FrozenInfo) and isinstance(hidden, Mapping) and not isinstance(hidden, dict)
+    with pytest.raises(TypeError):
+        hidden["secret"] = 1  # type: ignore[index]
+    # what a caller reads is a copy: changing it never reaches another step's info
+    hidden["secret"][1]["nested"].append(3)
+    hidden["tags"].add("c")
+    dict(hidden)["secret"].clear()
+    assert hidden["secret"] == env.secret == [env.secret[0], {"nested": [1, 2]}]
+    assert hidden["tags"] == {"a", "b"} and third["public"]["list"] == [1, 2]
+    assert hidden == {"secret": env.secret, "tags": {"a", "b"}}  # equal to a plain dict with its items
+
+
+def test_per_episode_info_is_new_after_reset():
+    env = Secret()
+    seen = set()
+    for seed in range(6):
+        _, info = env.reset(seed=seed)
+        assert info["hidden"]["secret"] == env.secret and info["public"]["first"] == env.secret[0] % 2
+        _, _, _, _, info = env.step("3")
+        assert info["hidden"]["secret"] == env.secret
+        seen.add(info["hidden"]["secret"][0])
+    assert len(seen) > 1 and env.hidden_calls == 6
+
+
+def test_a_changing_secret_is_read_every_step():
+    env = Countdown()  # hidden_fixed is False: _hidden() follows the game
+    env.reset(seed=0)
+    _, _, _, _, a = env.step("5")
+    _, _, _, _, b = env.step("4")
+    assert a["hidden"]["said"] == [5] and b["hidden"]["said"] == [5, 4]
+
+
+def test_frozen_info_copies_and_pickles_as_plain_values():
+    import copy
+    import json
+    import pickle
+
+    from mtp_gym.core import FrozenInfo
+    from mtp_gym.eval.log import to_jsonable
+
+    info = FrozenInfo({"secret": "PORTS", "vocabulary": ("A", "B"), "nested": {"xs": [1, 2]}})
+    deep = copy.deepcopy(info)
+    assert type(deep) is dict and deep == info
+    deep["nested"]["xs"].append(3)
+    assert info["nested"]["xs"] == [1, 2] and copy.copy(info) is info
+    back = pickle.loads(pickle.dumps(info))
+    assert type(back) is FrozenInfo and back == info
+    assert (
+        json.loads(json.dumps(dict(info)))
+        == to_jsonable(info)
+        == {
+            "secret": "PORTS",
+            "vocabulary": ["A", "B"],
+            "nested": {"xs": [1, 2]},
+        }
+    )
+
+
+def test_info_secret_false_leaves_the_secret_out():
+    env = Secret(info_secret=False)
+    _, info = env.reset(seed=0)
+    assert "hidden" not in info and "public" in info
+    _, _, _, _, info = env.step("nonsense")  # a format error too
+    assert "hidden" not in info and info["valid_action"] is False
+    _, _, _, _, info = env.step("0")
+    assert "hidden" not in info and info["outcome"] == "success"
+    assert env.hidden_calls == 0 and "hidden" not in env.build_info({}, True)
+
+
+@pytest.mark.parametrize("bad", [0, 1, "no", None])
+def test_info_secret_must_be_a_bool(bad):
+    with pytest.raises(ValueError, match=r"info_secret must be one of \[True, False\]"):
+        Secret(info_secret=bad)

@@ -212,3 +212,58 @@ def test_a_reply_sent_again_reads_the_same_and_a_bad_one_is_refused_every_time()
     for _ in range(2):
         obs, _, _, _, info = env.step(f"<attempt>{word}</attempt> or <attempt>{vocab[-1]}</attempt>")
         assert not info["valid_action"] and "different attempts" in obs and info["turn"] == 3
+
+
+ONE_PASS_REPLIES = [
+    "<attempt>ports</attempt>",
+    "Guess 17: <attempt>PORTS</attempt>",
+    "<ATTEMPT> `Ports`. </Attempt>  \n",
+    "<attempt>**PORTS**</attempt> is my guess",
+    "<attempt>P-O-R-T-S</attempt>",
+    "<attempt>P - O - R - T - S</attempt>",
+    "<attempt>two words</attempt>",
+    "<attempt></attempt>",
+    "<attempt>PORTS</attempt> no wait, make that SLICE",
+    "<attempt>PORTS</attempt> actually, no",
+    "<attempt>PORT5</attempt>",
+    "<attempt>caf\u00e9</attempt>",
+    "<attempt>PORTS</attempt> \u2014 final",
+    "<think>maybe <attempt>SLICE</attempt></think><attempt>PORTS</attempt>",
+    "I think <attempt>PORTS</attempt>",
+    "<attempt>PORTS</attempt><attempt>SLICE</attempt>",
+    "< attempt >PORTS</ attempt>",
+    "<attempt>PORTS",
+    "PORTS</attempt><attempt>",
+    "<attempt>a<b</attempt>",
+    "1" * 1001 + " <attempt>PORTS</attempt>",
+    "no tag at all",
+    "<attempt>PORTS</attempt>" + " " * 300,
+]
+
+
+@pytest.mark.parametrize("reply", ONE_PASS_REPLIES)
+def test_the_one_pass_reading_reads_as_the_full_policy(reply):
+    """``WordGuessEnv.read_move``'s shortcuts (one pass over a reply of the common shape, a
+    remembered short reply) give the same word, or the same re-prompt, as ``read_reply`` then
+    the tag reader."""
+    from mtp_gym.core import InvalidAction, read_reply
+    from mtp_gym.envs.word_guess import WordGuessEnv, _attempt_in, _plain_attempt
+
+    def outcome(read):
+        try:
+            return "word", read()
+        except InvalidAction as err:
+            return "error", str(err)
+
+    full = outcome(lambda: _attempt_in(read_reply(reply)))
+    plain = outcome(lambda: _plain_attempt(reply))
+    assert plain == full or plain == ("word", None)  # None: not the common shape, the full reading runs
+    env = WordGuessEnv()
+    for _ in range(2):  # the second time from memory
+        assert outcome(lambda: env.read_move(reply)) == full
+
+
+def test_the_one_pass_reading_covers_a_model_reply():
+    from mtp_gym.envs.word_guess import _plain_attempt
+
+    assert _plain_attempt("Guess 17: <Attempt> ports </attempt>\n") == "PORTS"

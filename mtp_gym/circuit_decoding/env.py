@@ -508,7 +508,8 @@ class CircuitDecodingEnv(TextPuzzleEnv):
         ``num_circuits`` (``None`` or 1-26), ``num_inputs`` (``None`` or 1-5; both ``None``: the
         benchmark shapes), ``max_not`` (4: NOT gates of generated configurations, 0-8),
         ``num_queries`` (18), ``max_turns`` (``None``: ``num_queries + 1``; if given alone it sets
-        ``num_queries = max_turns - 1``), ``configs``, ``max_format_errors`` (3), ``render_mode``.
+        ``num_queries = max_turns - 1``), ``configs``, ``max_format_errors`` (3), ``render_mode``,
+        ``info_secret`` (``False``: no ``info["hidden"]``).
         The benchmark split exists for the default shape and ``max_not=4``.
 
     Version History:
@@ -527,6 +528,7 @@ class CircuitDecodingEnv(TextPuzzleEnv):
         configs: str | None = None,
         max_format_errors: int = 3,
         render_mode: str | None = None,
+        info_secret: bool = True,
     ) -> None:
         if (num_circuits is None) != (num_inputs is None):
             raise ValueError(
@@ -560,7 +562,11 @@ class CircuitDecodingEnv(TextPuzzleEnv):
         )
         self.obs_max_length = longest + 1024  # the final reply lists every truth table
         super().__init__(
-            max_turns=max_turns, configs=configs, max_format_errors=max_format_errors, render_mode=render_mode
+            max_turns=max_turns,
+            configs=configs,
+            max_format_errors=max_format_errors,
+            render_mode=render_mode,
+            info_secret=info_secret,
         )
         self._config: dict[str, Any] = {}
         self._labels = ""

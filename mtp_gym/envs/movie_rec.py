@@ -499,7 +499,8 @@ class MovieRecEnv(TextPuzzleEnv):
         (2 decimals), ``seen_sparse_fraction`` (0.5 of the attributes at the minimum credit in
         each seen movie), ``tie_tolerance`` (0.0), ``weight_hint`` (``False``: the paper's prompt;
         ``True`` adds that the weights lie in 0.0-1.0 in steps of 0.1), ``configs``,
-        ``max_format_errors`` (3), ``render_mode``. The benchmark split exists only for the default generator constants.
+        ``max_format_errors`` (3), ``render_mode``, ``info_secret`` (``False``: no ``info["hidden"]``).
+        The benchmark split exists only for the default generator constants.
 
     Version History:
         v0: initial release; the weight grid is stated in the prompt only with ``weight_hint=True``.
@@ -547,6 +548,7 @@ class MovieRecEnv(TextPuzzleEnv):
         configs: str | None = None,
         max_format_errors: int = 3,
         render_mode: str | None = None,
+        info_secret: bool = True,
     ) -> None:
         check_choice("weight_hint", weight_hint, (True, False))
         self.weight_hint = weight_hint
@@ -593,6 +595,7 @@ class MovieRecEnv(TextPuzzleEnv):
             configs=configs,
             max_format_errors=max_format_errors,
             render_mode=render_mode,
+            info_secret=info_secret,
         )
         self._weights: tuple[float, ...] = ()
         self._movies: MovieSet | None = None

@@ -445,7 +445,7 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
         ``lexicon_size`` (``None``: the benchmark's 80-100 words; an int in [2, 200] for
         generated lexicons of that size), ``max_turns`` (21: 20 questions + 1 final),
         ``configs`` (``None`` | ``"benchmark"`` | ``"generated"``), ``max_format_errors`` (3),
-        ``render_mode`` (``None`` | ``"ansi"`` | ``"human"``).
+        ``render_mode`` (``None`` | ``"ansi"`` | ``"human"``), ``info_secret`` (``False``: no ``info["hidden"]``).
 
     Version History:
         v0: initial release.
@@ -464,6 +464,7 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
         configs: str | None = None,
         max_format_errors: int = 3,
         render_mode: str | None = None,
+        info_secret: bool = True,
     ) -> None:
         if lexicon_size is not None and (
             isinstance(lexicon_size, bool)
@@ -477,7 +478,11 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
             _max_instructions_length(lexicon_size or BENCH_MAX_WORDS) + len(FIRST_QUESTION) + longest_question + 256
         )
         super().__init__(
-            max_turns=max_turns, configs=configs, max_format_errors=max_format_errors, render_mode=render_mode
+            max_turns=max_turns,
+            configs=configs,
+            max_format_errors=max_format_errors,
+            render_mode=render_mode,
+            info_secret=info_secret,
         )
         self._lexicon: Lexicon | None = None
         self._consistent = 0

@@ -317,7 +317,7 @@ class WordChainEnv(TextPuzzleEnv):
         ``chain``, ``max_turns``), ``lexicon_size`` (500; other sizes have no benchmark
         split), ``max_turns`` (20, words per player), ``configs`` (``None`` |
         ``"benchmark"`` | ``"generated"``), ``max_format_errors`` (3), ``render_mode``
-        (``None`` | ``"ansi"`` | ``"human"``). Only the paper's rules are implemented: a
+        (``None`` | ``"ansi"`` | ``"human"``), ``info_secret`` (``False``: no ``info["hidden"]``). Only the paper's rules are implemented: a
         player with no legal word does not lose. (The classic "stuck player loses" rule is
         left out: exact play under it does not scale to 500 words and a 40-word cap, see
         ``agents/oracles/word_chain.py``.)
@@ -340,6 +340,7 @@ class WordChainEnv(TextPuzzleEnv):
         configs: str | None = None,
         max_format_errors: int = 3,
         render_mode: str | None = None,
+        info_secret: bool = True,
     ) -> None:
         if isinstance(opponent, str):
             if opponent not in BUILTIN_OPPONENTS:
@@ -363,7 +364,11 @@ class WordChainEnv(TextPuzzleEnv):
         self.obs_max_length = len(INSTRUCTIONS) + lexicon_size * (MAX_WORD_LENGTH + 2) + 512
         self.action_max_length = 4096
         super().__init__(
-            max_turns=max_turns, configs=configs, max_format_errors=max_format_errors, render_mode=render_mode
+            max_turns=max_turns,
+            configs=configs,
+            max_format_errors=max_format_errors,
+            render_mode=render_mode,
+            info_secret=info_secret,
         )
         self._game = WordChainGame((), 0, max_turns)
         self._config: dict[str, Any] = {}

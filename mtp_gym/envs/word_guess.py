@@ -20,7 +20,7 @@ from mtp_gym.core import (
     refuse_retraction,
 )
 from mtp_gym.data import load_json, scowl_words
-from mtp_gym.parsing import find_tags, format_restater
+from mtp_gym.parsing import MAX_DIGITS, find_tags, format_restater, long_number
 
 GREEN, YELLOW, GREY = "green", "yellow", "grey"
 BENCH_VOCAB_SIZE, BENCH_WORD_LENGTH, N_BENCH_VOCABS = 40, 5, 10
@@ -73,6 +73,9 @@ def feedback(guess: str, secret: str) -> tuple[str, ...]:
     return tuple(colors)
 
 
+_COLOR_TEXT: dict[tuple[str, ...], str] = {}  # colours -> the reply line "green, grey, ..."
+
+
 def feedback_code(colors: tuple[str, ...]) -> int:
     """Colours as a base-3 integer (grey 0, yellow 1, green 2; first letter most significant)."""
     code = 0
@@ -105,6 +108,8 @@ _SPELLED_RE = re.compile(r"[A-Z](?:[- ]?-[- ]?[A-Z])+")
 def _read_attempt(content: str) -> str:
     """The word of one ``<attempt>``, upper case; anything else is an :class:`InvalidAction`."""
     word = content.strip(" \t\n'\"`.*").upper()
+    if word.isalpha() and word.isascii():  # the common case (a spelled-out word holds a dash)
+        return word
     if _SPELLED_RE.fullmatch(word):  # S-T-A-R-E
         word = word.replace("-", "").replace(" ", "")
     if not word.isascii() or not word.isalpha():
@@ -113,25 +118,43 @@ def _read_attempt(content: str) -> str:
 
 
 FORMAT_HINT = "Reply with one word from the vocabulary as <attempt>WORD</attempt>."
-_ATTEMPTS: dict[str, str] = {}  # short reply -> attempted word, emptied when full
+_ATTEMPTS: dict[str, str] = {}  # short reply (as the model wrote it) -> attempted word, emptied when full
 _REMEMBERED_LENGTH = 256  # a model's long replies are unique: remembering them only costs memory
+_OPEN, _CLOSE = "<attempt>", "</attempt>"
 
 
 def _attempt_in(reply: str) -> str:
-    """The word a reply attempts. A pure function of the text, so short replies are
-    remembered: the fixed action strings of a discrete view or a scripted player are parsed once."""
-    word = _ATTEMPTS.get(reply)
-    if word is None:
-        tags = find_tags(reply, "attempt")
-        if not tags:
-            raise InvalidAction("no <attempt>...</attempt> tag found.")
-        refuse_retraction(reply[tags[-1].end :])
-        word = read_one([t.content for t in tags], _read_attempt, "attempts", restated=format_restater(FORMAT_HINT))
-        if len(reply) <= _REMEMBERED_LENGTH:
-            if len(_ATTEMPTS) >= 1 << 14:
-                _ATTEMPTS.clear()
-            _ATTEMPTS[reply] = word
-    return word
+    """The word a reply (already through :func:`~mtp_gym.core.read_reply`) attempts, by the
+    reading policy: one ``<attempt>`` move, no retraction after it, a word of letters."""
+    tags = find_tags(reply, "attempt")
+    if not tags:
+        raise InvalidAction("no <attempt>...</attempt> tag found.")
+    refuse_retraction(reply[tags[-1].end :])
+    return read_one([t.content for t in tags], _read_attempt, "attempts", restated=format_restater(FORMAT_HINT))
+
+
+def _plain_attempt(reply: str) -> str | None:
+    """The word of a reply in the common shape, read exactly as :func:`read_reply` then
+    :func:`_attempt_in` would read it, or ``None`` when the reply is not in that shape (then the
+    full reading runs). The shape: ASCII (no dash to normalize), no over-long number, and
+    exactly two ``<``, those of one ``<attempt>...</attempt>`` in any letter case: so there is no
+    reasoning block (its tags need a ``<``), ``find_tags`` would find just that tag and
+    :func:`read_one` would read its one candidate. Raises :class:`InvalidAction` as the full
+    reading does."""
+    if reply.count("<") != 2 or not reply.isascii() or len(reply) > MAX_DIGITS and long_number(reply):
+        return None
+    start = reply.find(_OPEN)
+    end = reply.find(_CLOSE, start)
+    if start < 0 or end < 0:  # the tags in another letter case
+        low = reply.lower()
+        start = low.find(_OPEN)
+        end = low.find(_CLOSE, start)
+        if start < 0 or end < 0:
+            return None
+    tail = reply[end + len(_CLOSE) :]
+    if tail and not tail.isspace():  # every retraction is words
+        refuse_retraction(tail)
+    return _read_attempt(reply[start + len(_OPEN) : end].strip().strip("`*").strip())
 
 
 class WordGuessEnv(TextPuzzleEnv):
@@ -179,18 +202,21 @@ class WordGuessEnv(TextPuzzleEnv):
         The common keys. ``feedback``: ``guess``, ``in_vocabulary``, ``colors`` (tuple of
         ``"green"/"yellow"/"grey"``, ``None`` outside the vocabulary), ``solved``; on a format
         error ``error``. ``hidden``: ``secret``, ``vocabulary`` (tuple), ``vocabulary_id``
-        (benchmark vocabulary index or ``None``).
+        (benchmark vocabulary index or ``None``), built once per reset (a read-only mapping,
+        :class:`~mtp_gym.core.FrozenInfo`); left out with ``info_secret=False``.
 
     Arguments:
         ``vocab_size`` (40), ``word_length`` (5, 3-10), ``max_turns`` (40), ``configs``
         (``None`` | ``"benchmark"`` | ``"generated"``), ``max_format_errors`` (3),
-        ``render_mode`` (``None`` | ``"ansi"`` | ``"human"``).
+        ``render_mode`` (``None`` | ``"ansi"`` | ``"human"``), ``info_secret`` (``True``;
+        ``False``: no ``hidden`` in ``info``, for training).
 
     Version History:
         v0: initial release.
     """
 
     puzzle = PuzzleInfo(PAPERS[0], "the secret word guessed within the turn budget (score: 1 - (n-1)/(max_turns-1))")
+    hidden_fixed = True  # the secret and the vocabulary are drawn at reset
 
     @classmethod
     def play_controls(cls, seen: list[str]) -> list[dict[str, Any]]:
@@ -206,6 +232,7 @@ class WordGuessEnv(TextPuzzleEnv):
         configs: str | None = None,
         max_format_errors: int = 3,
         render_mode: str | None = None,
+        info_secret: bool = True,
     ) -> None:
         if (
             isinstance(word_length, bool)
@@ -228,6 +255,7 @@ class WordGuessEnv(TextPuzzleEnv):
             configs=configs,
             max_format_errors=max_format_errors,
             render_mode=render_mode,
+            info_secret=info_secret,
         )
         self._vocab: tuple[str, ...] = ()
         self._vocab_set: frozenset[str] = frozenset()
@@ -280,6 +308,24 @@ class WordGuessEnv(TextPuzzleEnv):
     def _parse(self, action: str) -> str:
         return _attempt_in(action)
 
+    def read_move(self, action: Any) -> str:
+        """The base class's reading (:func:`read_reply`, then :meth:`_parse`), with two shortcuts
+        that read the same: a reply of the common shape is read in one pass
+        (:func:`_plain_attempt`), and a short reply seen before is remembered (the word is a pure
+        function of the text: a discrete view's or a scripted player's fixed strings are read once)."""
+        if type(action) is not str:
+            return super().read_move(action)
+        word = _ATTEMPTS.get(action)
+        if word is None:
+            word = _plain_attempt(action)
+            if word is None:
+                word = super().read_move(action)
+            if len(action) <= _REMEMBERED_LENGTH:
+                if len(_ATTEMPTS) >= 1 << 14:
+                    _ATTEMPTS.clear()
+                _ATTEMPTS[action] = word
+        return word
+
     def _play(self, word: str) -> Reply:
         if word not in self._vocab_set:
             return Reply(
@@ -288,7 +334,9 @@ class WordGuessEnv(TextPuzzleEnv):
                 {"guess": word, "in_vocabulary": False, "colors": None, "solved": False},
             )
         colors = feedback(word, self._secret)
-        text = ", ".join(colors)
+        text = _COLOR_TEXT.get(colors)
+        if text is None:
+            text = _COLOR_TEXT[colors] = ", ".join(colors)  # at most 3**MAX_WORD_LENGTH texts
         if word != self._secret:
             return Reply(text, {"guess": word, "in_vocabulary": True, "colors": colors, "solved": False})
         n = self._turn
@@ -300,7 +348,7 @@ class WordGuessEnv(TextPuzzleEnv):
         )
 
     def _hidden(self) -> dict[str, Any]:
-        return dict(self._hidden_state)
+        return self._hidden_state
 
     def _timeout(self) -> Reply:
         return Reply(

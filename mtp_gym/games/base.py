@@ -45,7 +45,7 @@ import re
 import zlib
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -211,8 +211,9 @@ class Game(abc.ABC):
     #: ``False`` when ``candidate_states()`` is too large to list (say > 10^5 states): the
     #: oracle then works on ``sample_consistent`` and the game should override it.
     enumerable: ClassVar[bool] = True
-    #: Lazily built caches (e.g. ``cached_property`` tables of replies per state): left out of
-    #: pickles, so a reply that builds one (a refused answer, say) leaves the state digest equal.
+    #: Lazily built caches set as plain attributes: left out of pickles, so a reply that builds
+    #: one (a refused answer, say) leaves the state digest equal. ``cached_property`` values are
+    #: left out without being listed here (a reply or a rules text may read one first).
     transient: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
@@ -236,7 +237,7 @@ class Game(abc.ABC):
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_legal"] = {}
-        for name in self.transient:
+        for name in (*self.transient, *_derived(type(self))):
             state.pop(name, None)
         return state
 
@@ -382,11 +383,12 @@ class Game(abc.ABC):
         return [(n, a, self.respond(h, n, a)) for n, a in self.all_queries()]
 
     def is_legal(self, name: str, args: tuple) -> bool:
-        if name not in self._legal:
+        legal = self._legal.get(name)
+        if legal is None:
             if name not in self._specs:
                 return False
-            self._legal[name] = frozenset(tuple(a) for a in self.query_args(name))
-        return args in self._legal[name]
+            legal = self._legal[name] = _legal_args(self, name)
+        return args in legal
 
     def parse_query(self, name: str, content: str) -> tuple:
         """Typed args of ``<query_NAME>content</query_NAME>``; raise ``InvalidAction``."""
@@ -481,6 +483,42 @@ class Game(abc.ABC):
             "level": self.level,
             "public": _plain(self.public),
         }
+
+
+_DERIVED: dict[type, tuple[str, ...]] = {}
+
+
+def _derived(cls: type) -> tuple[str, ...]:
+    """The ``cached_property`` names of ``cls``: values derived from the state when first read
+    (left out of pickles, so a reply that reads one first leaves the state digest equal)."""
+    names = _DERIVED.get(cls)
+    if names is None:
+        names = _DERIVED[cls] = tuple(
+            {n for klass in cls.__mro__ for n, v in vars(klass).items() if isinstance(v, cached_property)}
+        )
+    return names
+
+
+#: Legal argument sets shared by instances with the same class, level, public part and
+#: vocabulary (a cycled split resets to the same configurations); emptied when full.
+_LEGAL: dict[Hashable, frozenset[tuple]] = {}
+_LEGAL_MAX = 4096
+
+
+def _legal_args(game: Game, name: str) -> frozenset[tuple]:
+    """``frozenset`` of ``game.query_args(name)``, shared through :data:`_LEGAL` when the public
+    part is hashable (else built for this instance)."""
+    try:
+        key: Hashable = (type(game), game.level, name, tuple(sorted(game.public.items())), tuple(game.vocab.items()))
+        hash(key)
+    except TypeError:  # a list or dict in the public part
+        return frozenset(tuple(a) for a in game.query_args(name))
+    legal = _LEGAL.get(key)
+    if legal is None:
+        if len(_LEGAL) >= _LEGAL_MAX:
+            _LEGAL.clear()
+        legal = _LEGAL[key] = frozenset(tuple(a) for a in game.query_args(name))
+    return legal
 
 
 @lru_cache(maxsize=8192)

@@ -31,12 +31,12 @@ scan fits.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from functools import cached_property, lru_cache
 from itertools import combinations
 from math import comb
-from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -127,34 +127,138 @@ def _independent(links: list[Edge], labels: dict[Edge, int], r: int) -> list[tup
     return out
 
 
+class _Parts(NamedTuple):
+    """What every cause of an outcome is made of: the forced boundary links (``cut``, as
+    positions in ``order``, the sorted links), the links ``inside`` the cut-off part and those
+    of the ``rest`` with their cycle ``labels``."""
+
+    order: list[Edge]
+    cut: list[int]
+    inside: list[Edge]
+    rest: list[Edge]
+    labels: dict[Edge, int]
+    extra: int
+
+
+def _parts(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) -> _Parts | None:
+    """The parts of the causes of ``outcome``, or ``None`` when it has no cause."""
+    lost = set(outcome)
+    cut = boundary(edges, outcome)
+    extra = k - len(cut)
+    if not lost or HUB in lost or extra < 0:
+        return None
+    inside = [e for e in edges if e[0] in lost and e[1] in lost]
+    rest = [e for e in edges if e[0] not in lost and e[1] not in lost]
+    if len(bfs_distances(adjacency(n, rest), HUB)) != n - len(lost):
+        return None  # the rest is cut apart with no link broken at all
+    order = sorted(edges)
+    index = {e: i for i, e in enumerate(order)}
+    return _Parts(order, [index[e] for e in cut], inside, rest, cycle_labels(n, rest, HUB), extra)
+
+
+def _independent_count(links: list[Edge], labels: dict[Edge, int], r: int) -> int:
+    """``len(_independent(links, labels, r))``, without listing them for ``r <= 2``."""
+    if r == 0:
+        return 1
+    live = [labels[e] for e in links if labels[e]]
+    if r == 1:
+        return len(live)
+    if r == 2:  # pairs of different masks
+        return comb(len(live), 2) - sum(comb(c, 2) for c in Counter(live).values())
+    return len(_independent(links, labels, r))
+
+
+@lru_cache(maxsize=1024)
+def count_causes(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) -> int:
+    """``len(causes(n, edges, k, outcome))``, counted without listing them: the causes are the
+    boundary, ``r`` independent links of the rest and ``extra - r`` links inside, for each ``r``."""
+    parts = _parts(n, edges, k, outcome)
+    if parts is None:
+        return 0
+    return sum(
+        _independent_count(parts.rest, parts.labels, r) * comb(len(parts.inside), parts.extra - r)
+        for r in range(min(parts.extra, len(parts.rest)) + 1)
+    )
+
+
+def _matrix(rows: list[Any], width: int) -> np.ndarray:
+    """``rows`` (each ``width`` ints) as an int64 matrix, also when ``width`` is 0."""
+    return np.array(rows, dtype=np.int64).reshape(len(rows), width)
+
+
+def _unordered_rows(parts: _Parts, k: int) -> np.ndarray:
+    """Every cause as a sorted row of positions in ``parts.order``, the rows in no order. Built
+    with numpy, one block of rows per number ``r`` of breaks in the rest."""
+    index = {e: i for i, e in enumerate(parts.order)}
+    blocks = [np.zeros((0, k), dtype=np.int64)]
+    for r in range(min(parts.extra, len(parts.rest)) + 1):
+        inner = _matrix(list(combinations([index[e] for e in parts.inside], parts.extra - r)), parts.extra - r)
+        if r == 2:  # independent pairs: both masks non-zero and different
+            live = [e for e in parts.rest if parts.labels[e]]
+            label_id: dict[int, int] = {}
+            ids = np.array([label_id.setdefault(parts.labels[e], len(label_id)) for e in live], dtype=np.int64)
+            a, b = np.triu_indices(len(live), 1)
+            keep = ids[a] != ids[b]
+            at = np.array([index[e] for e in live], dtype=np.int64)
+            gone = np.stack([at[a[keep]], at[b[keep]]], axis=1) if len(live) else np.zeros((0, 2), dtype=np.int64)
+        else:
+            gone = _matrix([[index[e] for e in g] for g in _independent(parts.rest, parts.labels, r)], r)
+        if not len(gone) or not len(inner):
+            continue
+        g, h = len(gone), len(inner)
+        cut = np.broadcast_to(np.array(parts.cut, dtype=np.int64), (g * h, len(parts.cut)))
+        blocks.append(np.concatenate([cut, np.repeat(gone, h, axis=0), np.tile(inner, (g, 1))], axis=1))
+    return np.sort(np.concatenate(blocks), axis=1)
+
+
+def _row_keys(rows: np.ndarray, base: int) -> np.ndarray | None:
+    """Each row as one number in ``base`` (lexicographic order of the rows = order of the
+    numbers), or ``None`` when that overflows."""
+    k = rows.shape[1]
+    if base**k >= 2**62:
+        return None
+    return rows @ (base ** np.arange(k - 1, -1, -1, dtype=np.int64))
+
+
+@lru_cache(maxsize=256)
+def cause_rows(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) -> tuple[np.ndarray, list[Edge]]:
+    """Every cause of ``outcome`` as a row of positions in the sorted links (each row sorted,
+    the rows in lexicographic order: the order of :func:`causes`), and the sorted links."""
+    parts = _parts(n, edges, k, outcome)
+    if parts is None:
+        return np.zeros((0, k), dtype=np.int64), sorted(edges)
+    rows = _unordered_rows(parts, k)
+    keys = _row_keys(rows, len(parts.order))
+    rows = rows[np.lexsort(rows.T[::-1]) if keys is None else np.argsort(keys)]
+    rows.flags.writeable = False
+    return rows, parts.order
+
+
+def nth_cause(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...], index: int) -> tuple[Edge, ...]:
+    """``causes(n, edges, k, outcome)[index]``, selecting that one row (no sort of them all)."""
+    parts = _parts(n, edges, k, outcome)
+    rows = _unordered_rows(parts, k) if parts is not None else np.zeros((0, k), dtype=np.int64)
+    if not 0 <= index < len(rows):
+        raise IndexError(f"cause {index} of {len(rows)}")
+    assert parts is not None
+    keys = _row_keys(rows, len(parts.order))
+    if keys is None:
+        row = rows[np.lexsort(rows.T[::-1])][index]
+    else:
+        row = rows[np.flatnonzero(keys == np.partition(keys, index)[index])[0]]
+    return tuple(parts.order[i] for i in row.tolist())
+
+
 @lru_cache(maxsize=256)
 def causes(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) -> tuple[tuple[Edge, ...], ...]:
     """Every ``k``-set of links whose failure cuts off exactly ``outcome``, sorted.
 
     Such a set breaks the boundary of the cut-off part and ``k - len(boundary)`` more links:
-    any inside the cut-off part, and inside the rest only sets whose loss keeps it connected.
+    any inside the cut-off part, and inside the rest only sets whose loss keeps it connected
+    (:func:`cause_rows`; a draw or a reply needs only :func:`count_causes` and one row).
     """
-    lost = set(outcome)
-    cut = boundary(edges, outcome)
-    extra = k - len(cut)
-    if not lost or HUB in lost or extra < 0:
-        return ()
-    inside = [e for e in edges if e[0] in lost and e[1] in lost]
-    rest = [e for e in edges if e[0] not in lost and e[1] not in lost]
-    if len(bfs_distances(adjacency(n, rest), HUB)) != n - len(lost):
-        return ()  # the rest is cut apart with no link broken at all
-    labels = cycle_labels(n, rest, HUB)
-    order = sorted(edges)
-    index = {e: i for i, e in enumerate(order)}
-    cut_at = [index[e] for e in cut]
-    found: list[list[int]] = []
-    for r in range(min(extra, len(rest)) + 1):
-        inner = [tuple(index[e] for e in more) for more in combinations(inside, extra - r)]
-        for gone in _independent(rest, labels, r):
-            gone_at = [*cut_at, *(index[e] for e in gone)]
-            found.extend(sorted(gone_at + list(more)) for more in inner)
-    found.sort()
-    return tuple(tuple(order[i] for i in cause) if k == 1 else itemgetter(*cause)(order) for cause in found)
+    rows, order = cause_rows(n, edges, k, outcome)
+    return tuple(tuple(order[i] for i in row) for row in rows.tolist())
 
 
 def ruled_out(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) -> float:
@@ -162,16 +266,16 @@ def ruled_out(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...])
     the outcome rules out: they would have cut off other nodes too."""
     cut = boundary(edges, outcome)
     total = comb(len(edges) - len(cut), k - len(cut)) if k >= len(cut) else 0
-    return 1 - len(causes(n, edges, k, outcome)) / total if total else 0.0
+    return 1 - count_causes(n, edges, k, outcome) / total if total else 0.0
 
 
 class _Index:
-    """Answer tables of one public part: a bit per link, a mask per cause, and the masks of the
-    links with both ends at most / at least each node number."""
+    """Answer tables of one public part: a bit per link, a mask per cause (filled as replies
+    need them), and the masks of the links #1 to #j."""
 
-    def __init__(self, n: int, edges: tuple[Edge, ...], states: tuple[tuple[Edge, ...], ...]) -> None:
+    def __init__(self, edges: tuple[Edge, ...]) -> None:
         self.bit: dict[tuple[int, ...], int] = {e: 1 << i for i, e in enumerate(edges)}
-        self.masks = {s: self.mask(s) for s in states}
+        self.masks: dict[tuple[Edge, ...], int] = {}
         self.first = [(1 << j) - 1 for j in range(len(edges) + 1)]  # the links #1 to #j
 
     def mask(self, links: Iterable[Sequence[int]]) -> int:
@@ -180,8 +284,8 @@ class _Index:
 
 
 @lru_cache(maxsize=64)
-def _index(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) -> _Index:
-    return _Index(n, edges, causes(n, edges, k, outcome))
+def _index(edges: tuple[Edge, ...]) -> _Index:
+    return _Index(edges)
 
 
 class BrokenLink(ShownGraphGame):
@@ -296,7 +400,7 @@ class BrokenLink(ShownGraphGame):
             pairs = [edge(a, b) for a in lost for b in rest]
             edges |= {pairs[int(i)] for i in rng.choice(len(pairs), size=across, replace=False)}
             shown, cut_off = tuple(sorted(edges)), tuple(lost)
-            found = len(causes(n, shown, k, cut_off))
+            found = count_causes(n, shown, k, cut_off)
             if p["min_causes"] <= found <= p["max_causes"] and ruled_out(n, shown, k, cut_off) >= p["min_ruled_out"]:
                 return {"edges": shown, "lost": cut_off}
 
@@ -317,10 +421,15 @@ class BrokenLink(ShownGraphGame):
     def candidate_states(self) -> tuple[tuple[Edge, ...], ...]:
         return causes(*self._key())
 
+    def sample_hidden(self, rng: np.random.Generator) -> tuple[Edge, ...]:
+        """Uniform over the causes (the default's draw), reading only the drawn one."""
+        key = self._key()
+        return nth_cause(*key, int(rng.integers(count_causes(*key))))
+
     @cached_property
     def _table(self) -> _Index:
         """The answer tables of this public part (shared by instances; left out of pickles)."""
-        return _index(*self._key())
+        return _index(self.edges)
 
     def query_args(self, name: str) -> list[tuple]:
         return [(j,) for j in range(1, len(self.public["edges"]) + 1)]
@@ -331,8 +440,10 @@ class BrokenLink(ShownGraphGame):
     def respond(self, hidden: tuple[Edge, ...], name: str, args: tuple) -> Hashable:
         table = self._table
         mask = table.masks.get(hidden)
-        if mask is None:  # a set of links that is no cause of this outcome (tests, probes)
+        if mask is None:
             mask = table.mask(hidden)
+            if len(table.masks) < 1 << 14:
+                table.masks[hidden] = mask
         return (mask & table.first[args[0]]).bit_count()
 
     def parse_answer(self, text: str) -> tuple[Edge, ...]:

@@ -93,7 +93,9 @@ class GameEnv(TextPuzzleEnv):
         ``submitted`` (parsed), ``correct``; on a format error: ``error``. Probes that alter an
         answer must alter ``feedback["answer"]`` too, and announce a correction as
         ``feedback["corrections"] = [{"query", "args", "answer"}]``. ``hidden``: ``state`` (the
-        hidden state), ``target`` (the right answer text), ``public``, ``level``.
+        hidden state), ``target`` (the right answer text), ``public``, ``level``. ``game`` and
+        ``hidden`` are built once per reset and shared by the episode's steps as read-only
+        mappings (:class:`~mtp_gym.core.FrozenInfo`); ``info_secret=False`` leaves ``hidden`` out.
 
     Arguments:
         ``game`` (a ``Game`` subclass or ``"module:Class"``), ``difficulty`` (1-5, default 3),
@@ -101,13 +103,16 @@ class GameEnv(TextPuzzleEnv):
         ``"benchmark"`` | ``"generated"``), ``configs_per_level`` (20), ``vocabulary`` (override
         of the game's entity nouns, for isomorphic rewrites), ``wording`` (another telling of the
         rules and query helps, see ``Game.check_wording``), ``max_format_errors`` (3),
-        ``render_mode``.
+        ``render_mode``, ``info_secret`` (``True``; ``False``: no ``hidden`` in ``info``, for training).
 
     Version History:
         v0: initial release. Before the first tagged release, the turn budgets were set by the
         rule of ``mtp_gym/games/README.md`` (twice the oracle's mean turns, room for the
         ``careful`` player); the benchmark split's rules text (and golden hashes) changed.
     """
+
+    hidden_fixed = True  # the game's hidden state is drawn at reset and never changes
+    _BOOKKEEPING = TextPuzzleEnv._BOOKKEEPING | {"_benchmark_rules"}  # a cache of rules texts
 
     @classmethod
     def puzzle_info(cls, game: type[Game] | str = "", **kwargs: Any) -> PuzzleInfo:
@@ -179,6 +184,7 @@ class GameEnv(TextPuzzleEnv):
         wording: dict[str, Any] | None = None,
         max_format_errors: int = 3,
         render_mode: str | None = None,
+        info_secret: bool = True,
     ) -> None:
         self.game_cls = resolve_game(game)
         check_choice("difficulty", difficulty, LEVELS)
@@ -193,8 +199,10 @@ class GameEnv(TextPuzzleEnv):
             configs=configs,
             max_format_errors=max_format_errors,
             render_mode=render_mode,
+            info_secret=info_secret,
         )
         self.game: Game | None = None
+        self._benchmark_rules: dict[tuple[int, int], str] = {}  # the rules text of each configuration shown
 
     @property
     def num_configs(self) -> int:
@@ -218,7 +226,13 @@ class GameEnv(TextPuzzleEnv):
         )
 
     def _instructions(self) -> str:
-        return self.live_game.rules()
+        if self._config_id is None or self.vocabulary is not None or self.wording is not None:
+            return self.live_game.rules()
+        key = (self.difficulty, self._config_id)  # a benchmark configuration in the game's own words
+        text = self._benchmark_rules.get(key)
+        if text is None:
+            text = self._benchmark_rules[key] = self.live_game.rules()
+        return text
 
     def _format_hint(self) -> str:
         return "Reply with one <query_NAME>args</query_NAME> or <answer>...</answer>."
@@ -276,10 +290,8 @@ class GameEnv(TextPuzzleEnv):
             "level": game.level,
         }
 
-    def _info(self, feedback: dict[str, Any], valid: bool) -> dict[str, Any]:
-        info = super()._info(feedback, valid)
-        info["game"] = self.game.public_view() if self.game is not None else {}
-        return info
+    def _episode_info(self) -> dict[str, dict[str, Any]]:
+        return {"game": self.live_game.public_view()}
 
 
 def _plain_copy(value: Any) -> Any:

@@ -30,6 +30,7 @@ questions in order fit the budget).
 from __future__ import annotations
 
 from collections.abc import Hashable
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,13 @@ def graph_without_leaves(n: int, m: int, rng: np.random.Generator) -> tuple[Edge
         for i in rng.choice(len(rest), size=m - len(edges), replace=False):
             edges.add(rest[int(i)])
     return tuple(sorted(edges))
+
+
+@lru_cache(maxsize=256)
+def _distance_table(n: int, edges: tuple[Edge, ...]) -> tuple[dict[int, list[int]], dict[int, dict[int, int]]]:
+    """A graph's adjacency and its hop distances by source, empty at first:
+    :meth:`HiddenNode.respond` fills a source's row when it first needs it."""
+    return adjacency(n, edges), {}
 
 
 class HiddenNode(ShownGraphGame):
@@ -125,12 +133,13 @@ class HiddenNode(ShownGraphGame):
         p = cls.levels[level - 1]
         return {"edges": graph_without_leaves(p["n"], p["m"], rng)}
 
-    def _distances(self) -> dict[int, dict[int, int]]:
-        """All-pairs hop distances of the shown graph (computed once per instance)."""
+    def _distances(self) -> tuple[dict[int, list[int]], dict[int, dict[int, int]]]:
+        """Hop distances of the shown graph by source node, filled one source at a time as
+        replies need them and shared by every instance of the same graph (a cycled split
+        resets to the same graphs; an episode asks about a few sources, not all ``n``)."""
         dist = getattr(self, "_dist_cache", None)
         if dist is None:
-            adj = adjacency(self.params["n"], self.public["edges"])
-            dist = self._dist_cache = {v: bfs_distances(adj, v) for v in adj}
+            dist = self._dist_cache = _distance_table(self.params["n"], tuple(map(tuple, self.public["edges"])))
         return dist
 
     def candidate_states(self) -> tuple[int, ...]:
@@ -143,7 +152,11 @@ class HiddenNode(ShownGraphGame):
         return (1, 2)
 
     def respond(self, hidden: int, name: str, args: tuple) -> Hashable:
-        return self._distances()[args[1]][hidden] <= args[0]
+        adj, rows = self._distances()
+        row = rows.get(args[1])
+        if row is None:
+            row = rows[args[1]] = bfs_distances(adj, args[1])
+        return row[hidden] <= args[0]
 
     def _why_illegal(self, name: str, args: tuple) -> str:
         why = super()._why_illegal(name, args)

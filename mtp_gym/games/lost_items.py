@@ -26,7 +26,7 @@ among all the explanations. Levels ``(n, pairs, singles)``: (8, 1, 1), (64, 2, 1
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from functools import cache, lru_cache
 from typing import Any
 
@@ -48,21 +48,21 @@ def received(sent: str, lost: Lost) -> str:
 
 
 def _runs(sent: str, got: str) -> list[list[int]]:
-    """``run[i][j]``: over how many items ``sent[i:]`` and ``got[j:]`` agree from their start."""
+    """``run[i][j]``: over how many items ``sent[i:]`` and ``got[j:]`` agree from their start
+    (one numpy row per position of ``sent``, from the end)."""
     n, m = len(sent), len(got)
-    run = [[0] * (m + 1) for _ in range(n + 1)]
+    equal = np.frombuffer(sent.encode(), dtype=np.uint8)[:, None] == np.frombuffer(got.encode(), dtype=np.uint8)
+    run = np.zeros((n + 1, m + 1), dtype=np.int64)
     for i in range(n - 1, -1, -1):
-        for j in range(m - 1, -1, -1):
-            if sent[i] == got[j]:
-                run[i][j] = run[i + 1][j + 1] + 1
-    return run
+        run[i, :m] = np.where(equal[i], run[i + 1, 1:] + 1, 0)
+    return run.tolist()
 
 
-def count_explanations(sent: str, got: str, d: int) -> int:
-    """How many ``d``-subsets of positions of ``sent`` leave exactly ``got`` (without listing them)."""
+@lru_cache(maxsize=16)  # a draw counts, then unranks, the same outcome
+def _ways(sent: str, got: str) -> tuple[list[list[int]], Callable[[int, int], int]]:
+    """``run`` (:func:`_runs`) and ``ways(i, j)``: how many sets of lost positions of
+    ``sent[i:]`` leave exactly ``got[j:]``."""
     n, m = len(sent), len(got)
-    if m != n - d or d < 0:
-        return 0
     run = _runs(sent, got)
 
     @cache
@@ -71,7 +71,36 @@ def count_explanations(sent: str, got: str, d: int) -> int:
             return int(run[i][j] >= m - j)
         return sum(ways(i + x + 1, j + x) for x in range(min(run[i][j], m - j) + 1))
 
-    return ways(0, 0)
+    return run, ways
+
+
+def count_explanations(sent: str, got: str, d: int) -> int:
+    """How many ``d``-subsets of positions of ``sent`` leave exactly ``got`` (without listing them)."""
+    if len(got) != len(sent) - d or d < 0:
+        return 0
+    return _ways(sent, got)[1](0, 0)
+
+
+def nth_explanation(sent: str, got: str, d: int, index: int) -> Lost:
+    """``explanations(sent, got, d)[index]`` without listing them: at each lost position, skip
+    the explanations that lose an earlier one (counted by ``ways``)."""
+    n, m = len(sent), len(got)
+    if m != n - d or d < 0:
+        raise IndexError(f"explanation {index} of 0")
+    run, ways = _ways(sent, got)
+    if not 0 <= index < ways(0, 0):
+        raise IndexError(f"explanation {index} of {ways(0, 0)}")
+    lost: list[int] = []
+    i = j = 0
+    while n - i != m - j:
+        for x in range(min(run[i][j], m - j) + 1):
+            here = ways(i + x + 1, j + x)
+            if index < here:
+                lost.append(i + x + 1)
+                i, j = i + x + 1, j + x
+                break
+            index -= here
+    return tuple(lost)
 
 
 @lru_cache(maxsize=1024)  # bounded: generated configs bring new outcomes forever
@@ -247,6 +276,11 @@ class LostItems(Game):
 
     def candidate_states(self) -> tuple[Lost, ...]:
         return explanations(self.public["sent"], self.public["received"], self.params["d"])
+
+    def sample_hidden(self, rng: np.random.Generator) -> Lost:
+        """Uniform over the explanations (the default's draw), reading only the drawn one."""
+        sent, got, d = self.public["sent"], self.public["received"], self.params["d"]
+        return nth_explanation(sent, got, d, int(rng.integers(count_explanations(sent, got, d))))
 
     def query_args(self, name: str) -> list[tuple]:
         return [(i,) for i in range(1, self.params["n"] + 1)]

@@ -56,10 +56,14 @@ def two_contact_network(n: int, rng: np.random.Generator) -> tuple[Edge, ...]:
 def grow_group(n: int, edges: tuple[Edge, ...], size: int, rng: np.random.Generator) -> tuple[int, ...]:
     """A random connected group of ``size`` nodes, grown from a random node."""
     adj = adjacency(n, edges)
-    group = {int(rng.integers(1, n + 1))}
+    start = int(rng.integers(1, n + 1))
+    group, frontier = {start}, set(adj[start]) - {start}  # frontier: the group's neighbours outside it
     while len(group) < size:
-        frontier = sorted({w for v in group for w in adj[v]} - group)
-        group.add(frontier[int(rng.integers(len(frontier)))])
+        ordered = sorted(frontier)
+        added = ordered[int(rng.integers(len(ordered)))]
+        group.add(added)
+        frontier.discard(added)
+        frontier.update(w for w in adj[added] if w not in group)
     return tuple(sorted(group))
 
 

@@ -52,33 +52,62 @@ Route = tuple[int, ...]
 
 
 def _paths(n: int, edges: tuple[Edge, ...], s: int, t: int, length: int, cap: int | None) -> list[Route]:
+    """The paths ``s -> t`` of exactly ``length`` edges without a repeated node, in DFS order
+    (neighbours in increasing order); with ``cap``, stop once there are more than ``cap``."""
     adj = {v: sorted(ws) for v, ws in adjacency(n, edges).items()}
-    to_t = bfs_distances(adj, t)  # a lower bound on the hops still needed: prunes dead ends
+    dist = bfs_distances(adj, t)  # a lower bound on the hops still needed: prunes dead ends
+    to_t = [dist.get(v, n + 1) for v in range(n + 1)]
+    # the neighbours one hop from t, per node, in order: the last two hops in one loop
+    via = {v: [w for w in ws if to_t[w] == 1] for v, ws in adj.items()}
+    on = [False] * (n + 1)
     out: list[Route] = []
     path = [s]
+    stop_at = -1 if cap is None else cap + 1  # len(out) never reaches -1
 
-    def extend(v: int) -> bool:
-        if len(path) - 1 == length:
+    def extend(v: int, left: int) -> bool:
+        """Continue ``path`` (ending at ``v``) by ``left`` more hops; ``True``: stop (cap)."""
+        if left == 0:
             if v == t:
                 out.append(tuple(path))
-            return cap is not None and len(out) > cap
+            return len(out) == stop_at
+        if left == 1:
+            if to_t[v] == 1:  # v is next to t, never on the path before the last hop
+                out.append((*path, t))
+            return len(out) == stop_at
+        if left == 2:
+            for w in via[v]:
+                if not on[w] and w != t:
+                    out.append((*path, w, t))
+                    if len(out) == stop_at:
+                        return True
+            return False
+        on[v] = True
+        left -= 1
         for w in adj[v]:
-            if w not in path and (w != t or len(path) == length) and to_t[w] <= length - len(path):
+            if not on[w] and to_t[w] <= left and w != t:
                 path.append(w)
-                stop = extend(w)
+                stop = extend(w, left)
                 path.pop()
                 if stop:
+                    on[v] = False
                     return True
+        on[v] = False
         return False
 
-    extend(s)
+    extend(s, length)
     return out
+
+
+#: The complete path lists that a draw of a public part just enumerated (its count was within
+#: the cap), handed to :func:`simple_paths` so that the hidden route's draw does not list them again.
+_DRAWN: dict[tuple[int, tuple[Edge, ...], int, int, int], tuple[Route, ...]] = {}
 
 
 @lru_cache(maxsize=256)
 def simple_paths(n: int, edges: tuple[Edge, ...], s: int, t: int, length: int) -> tuple[Route, ...]:
     """Every path ``s -> t`` with exactly ``length`` edges and no repeated node, in DFS order."""
-    return tuple(_paths(n, edges, s, t, length, None))
+    drawn = _DRAWN.pop((n, edges, s, t, length), None)
+    return drawn if drawn is not None else tuple(_paths(n, edges, s, t, length, None))
 
 
 class RouteTaken(ShownGraphGame):
@@ -201,10 +230,13 @@ class RouteTaken(ShownGraphGame):
             adj = adjacency(n, edges)
             s, t = (int(v) + 1 for v in rng.choice(n, size=2, replace=False))
             for length in range(max(p["min_hops"], bfs_distances(adj, s)[t]), p["max_hops"] + 1):
-                count = len(_paths(n, edges, s, t, length, hi))
-                if count > hi:
+                paths = _paths(n, edges, s, t, length, hi)
+                if len(paths) > hi:
                     break
-                if count >= lo:
+                if len(paths) >= lo:
+                    if len(_DRAWN) >= 16:
+                        _DRAWN.clear()
+                    _DRAWN[n, edges, s, t, length] = tuple(paths)  # all of them: fewer than the cap
                     return {"edges": edges, "s": s, "t": t, "L": length}
 
     def candidate_states(self) -> tuple[Route, ...]:

@@ -75,7 +75,14 @@ def _eligible(parents: tuple[int, ...], covered_leaves: tuple[int, ...]) -> int:
 
 
 def _convolve(a: list[int], b: list[int]) -> list[int]:
-    return [sum(a[i] * b[j - i] for i in range(j + 1)) for j in range(len(a))]
+    """The product of two count polynomials, cut to ``len(a)`` terms (zero terms skipped)."""
+    n = len(a)
+    out = [0] * n
+    for i, x in enumerate(a):
+        if x:
+            for j in range(n - i):
+                out[i + j] += x * b[j]
+    return out
 
 
 class _Ways:
@@ -90,7 +97,8 @@ class _Ways:
         self.kids, masks = children_of(parents), subtree_masks(parents)
         self.k, self.ok = k, _eligible(parents, covered_leaves)
         self.size = [m.bit_count() for m in masks]
-        self.below = {v: [u for u in nodes_of(parents) if u != v and masks[v] >> u & 1] for v in nodes_of(parents)}
+        self._masks = masks
+        self._below: dict[int, list[int]] = {}
         dark = sum(1 << v for v in covered_leaves)
         none = [1] + [0] * k
         self.own: dict[int, list[int]] = {}
@@ -105,6 +113,14 @@ class _Ways:
                 ways = [w + (comb(self.size[v] - 1, j - 1) if j else 0) for j, w in enumerate(ways)]
             self.own[v] = ways
 
+    def below(self, v: int) -> list[int]:
+        """The {nodes} strictly below ``v``, in order (built when first needed)."""
+        out = self._below.get(v)
+        if out is None:
+            mask = self._masks[v]
+            out = self._below[v] = [u for u in range(1, len(self._masks)) if u != v and mask >> u & 1]
+        return out
+
     def sample(self, rng: np.random.Generator) -> tuple[int, ...]:
         """A uniform explanation (sorted)."""
         out: list[int] = []
@@ -112,7 +128,7 @@ class _Ways:
         def walk(v: int, j: int) -> None:
             own = comb(self.size[v] - 1, j - 1) if j and self.ok >> v & 1 else 0
             if weighted_index([own, self.own[v][j] - own], rng) == 0:
-                below = self.below[v]
+                below = self.below(v)
                 out.append(v)
                 out.extend(below[int(i)] for i in rng.choice(len(below), size=j - 1, replace=False))
                 return
@@ -132,7 +148,7 @@ def _ways(parents: tuple[int, ...], covered_leaves: tuple[int, ...], k: int) -> 
 
 def count_explanations(parents: tuple[int, ...], covered_leaves: tuple[int, ...], k: int) -> int:
     """How many ``k``-sets :func:`explanations` lists (dynamic programming, no listing)."""
-    return _Ways(parents, covered_leaves, k).own[1][k]
+    return _ways(parents, covered_leaves, k).own[1][k]  # cached: the draw of the hidden set reuses it
 
 
 @lru_cache(maxsize=256)  # bounded: generated trees bring new keys forever
@@ -145,7 +161,7 @@ def explanations(parents: tuple[int, ...], covered_leaves: tuple[int, ...], k: i
     def ways(v: int, j: int) -> tuple[tuple[int, ...], ...]:
         out: list[tuple[int, ...]] = []
         if w.ok >> v & 1 and j:
-            out.extend((v, *rest) for rest in combinations(w.below[v], j - 1))
+            out.extend((v, *rest) for rest in combinations(w.below(v), j - 1))
         if w.kids[v]:
             parts: list[tuple[tuple[int, ...], int]] = [((), j)]
             for i, c in enumerate(w.kids[v]):

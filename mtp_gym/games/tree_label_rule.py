@@ -106,11 +106,20 @@ def _rule_classes(parents: tuple[int, ...], ops: tuple[str, ...]) -> tuple[dict[
     first: dict[int, Rule] = {}
     feats = _features(parents)
     for feature in FEATURES:
-        top = max(feats[feature][1:])
+        values = feats[feature]
+        top = max(values[1:])
+        equal = [0] * (top + 2)  # equal[x]: the nodes whose value is x (extension(feature, "=", x))
+        for v in nodes_of(parents):
+            equal[values[v]] |= 1 << v
+        at_most, at_least = equal[:], equal[:]
+        for x in range(1, top + 2):
+            at_most[x] |= at_most[x - 1]
+        for x in range(top, -1, -1):
+            at_least[x] |= at_least[x + 1]
+        masks = {">=": at_least, "<=": at_most, "=": equal}
         for op in ops:
             for k in range(top + 2):
-                rule = (feature, op, k)
-                first.setdefault(extension(parents, rule), rule)
+                first.setdefault(masks[op][k], (feature, op, k))
     states = tuple(r for m, r in first.items() if m not in (0, full))
     return first, states
 

@@ -68,7 +68,14 @@ def _shift(poly: list[int], by: int) -> list[int]:
 
 
 def _convolve(a: list[int], b: list[int]) -> list[int]:
-    return [sum(a[i] * b[j - i] for i in range(j + 1)) for j in range(len(a))]
+    """The product of two count polynomials, cut to ``len(a)`` terms (zero terms skipped)."""
+    n = len(a)
+    out = [0] * n
+    for i, x in enumerate(a):
+        if x:
+            for j in range(n - i):
+                out[i + j] += x * b[j]
+    return out
 
 
 class _Ways:
@@ -95,12 +102,12 @@ class _Ways:
         self.child: dict[int, tuple[list[list[int]], list[list[int]]]] = {}
         self.rest: dict[int, tuple[list[list[int]], list[list[int]]]] = {}
         for v in reversed(order_of(parents)):
+            if not self.kids[v]:  # a leaf: nothing below it (what the loop below gives, faster)
+                self.own[v], self.child[v], self.rest[v] = (none, none), ([], []), ([none], [none])
+                continue
             own, child, rest = [], [], []
             for t in (0, 1):
-                polys = [
-                    [sum(x) for x in zip(*(_shift(self.own[c][s], int(s != t)) for s in self.states[c]))]
-                    for c in self.kids[v]
-                ]
+                polys = [self._child_poly(c, t) for c in self.kids[v]]
                 suffix = [none]
                 for poly in reversed(polys):
                     suffix.append(_convolve(poly, suffix[-1]))
@@ -110,6 +117,15 @@ class _Ways:
             self.own[v] = (own[0], own[1])
             self.child[v] = (child[0], child[1])
             self.rest[v] = (rest[0], rest[1])
+
+    def _child_poly(self, c: int, t: int) -> list[int]:
+        """The ways for child ``c`` and its subtree under a parent in state ``t``: the sum over
+        ``c``'s states ``s`` of ``own[c][s]``, shifted by one {mark} when ``s != t``."""
+        states, own = self.states[c], self.own[c]
+        if len(states) == 1:
+            return own[t][:] if states[0] == t else _shift(own[states[0]], 1)
+        same, other = own[t], own[1 - t]
+        return [same[0], *(same[j] + other[j - 1] for j in range(1, len(same)))]
 
     def total(self) -> int:
         return self.own[1][0][self.k]
@@ -160,7 +176,7 @@ def count_explanations(
     parents: tuple[int, ...], hidden_below: tuple[int, ...], on_leaves: tuple[int, ...], k: int
 ) -> int:
     """How many ``k``-sets :func:`explanations` lists (dynamic programming, no listing)."""
-    return _Ways(parents, hidden_below, on_leaves, k).total()
+    return _ways(parents, tuple(sorted(hidden_below)), on_leaves, k).total()  # cached: the draw reuses it
 
 
 @lru_cache(maxsize=256)  # bounded: generated trees bring new keys forever

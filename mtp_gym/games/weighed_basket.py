@@ -55,6 +55,40 @@ def count_explanations(weights: tuple[int, ...], k: int, total: int) -> int:
     return int(table[k, total])
 
 
+def _suffix_counts(weights: tuple[int, ...], k: int, total: int) -> np.ndarray:
+    """``counts[i, j, s]``: how many ``j``-subsets of the {items} ``i..n-1`` (0-based) have
+    {weights} summing to ``s`` (``s <= total``)."""
+    n = len(weights)
+    counts = np.zeros((n + 1, k + 1, total + 1), dtype=np.int64)
+    counts[n, 0, 0] = 1
+    for i in range(n - 1, -1, -1):
+        counts[i] = counts[i + 1]
+        w = weights[i]
+        if w <= total:
+            counts[i, 1:, w:] += counts[i + 1, :-1, : total + 1 - w]
+    return counts
+
+
+def nth_explanation(weights: tuple[int, ...], k: int, total: int, index: int) -> Basket:
+    """``explanations(weights, k, total)[index]`` without listing them: at each place, skip the
+    subsets that start with a smaller {item} (counted by :func:`_suffix_counts`)."""
+    counts = _suffix_counts(weights, k, total)
+    if not 0 <= index < counts[0, k, total]:
+        raise IndexError(f"explanation {index} of {int(counts[0, k, total])}")
+    picked: list[int] = []
+    x, j, rest = 0, k, total
+    while j:
+        w = weights[x]
+        here = int(counts[x + 1, j - 1, rest - w]) if w <= rest else 0
+        if index < here:
+            picked.append(x + 1)
+            j, rest = j - 1, rest - w
+        else:
+            index -= here
+        x += 1
+    return tuple(picked)
+
+
 @lru_cache(maxsize=1024)  # bounded: generated configs bring new keys forever
 def explanations(weights: tuple[int, ...], k: int, total: int) -> tuple[Basket, ...]:
     """Every ``k``-subset of {items} (1-based, sorted) whose {weights} sum to ``total``, in
@@ -191,6 +225,11 @@ class WeighedBasket(Game):
 
     def candidate_states(self) -> tuple[Basket, ...]:
         return explanations(tuple(self.public["weights"]), self.params["k"], self.public["total"])
+
+    def sample_hidden(self, rng: np.random.Generator) -> Basket:
+        """Uniform over the explanations (the default's draw), reading only the drawn one."""
+        weights, k, total = tuple(self.public["weights"]), self.params["k"], self.public["total"]
+        return nth_explanation(weights, k, total, int(rng.integers(count_explanations(weights, k, total))))
 
     def query_args(self, name: str) -> list[tuple]:
         return [(i,) for i in range(1, self.params["n"] + 1)]

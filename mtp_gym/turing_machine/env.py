@@ -235,7 +235,7 @@ class TuringMachineEnv(TextPuzzleEnv):
         harness), ``setup_ids`` (``None`` or published ids), ``allow_non_unique`` (False),
         ``belief_prompt`` (False), ``harness_wording`` (False), ``max_turns`` (``5 * max_rounds``), ``configs`` (``None`` |
         ``"benchmark"`` | ``"generated"``; ``setups="generated"`` implies ``"generated"``),
-        ``max_format_errors`` (3), ``render_mode``.
+        ``max_format_errors`` (3), ``render_mode``, ``info_secret`` (``False``: no ``info["hidden"]``).
 
     Version History:
         v0: initial release; the classic system prompt follows the appendix (the harness's
@@ -300,6 +300,7 @@ class TuringMachineEnv(TextPuzzleEnv):
         configs: str | None = None,
         max_format_errors: int = 3,
         render_mode: str | None = None,
+        info_secret: bool = True,
     ) -> None:
         check_choice("mode", mode, MODES)
         check_choice("difficulty", difficulty, [*rules.DIFFICULTIES, None])
@@ -331,6 +332,7 @@ class TuringMachineEnv(TextPuzzleEnv):
             configs=configs,
             max_format_errors=max_format_errors,
             render_mode=render_mode,
+            info_secret=info_secret,
         )
         self._setup: rules.Setup | None = None
         self._masks: tuple[int, ...] = ()

@@ -11,6 +11,7 @@ and ``info["hidden"]["probe"]`` (for analysis: e.g. which answer was falsified).
 from __future__ import annotations
 
 import zlib
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
@@ -86,7 +87,7 @@ class ProbeWrapper(gym.Wrapper, RecordConstructorArgs):
         """The probe's ``info`` entries; also the human render of the text the agent got (every
         probe's ``reset``/``step`` returns through here, after its last transcript change)."""
         info["probe"] = self._public()
-        if isinstance(info.get("hidden"), dict):
+        if isinstance(info.get("hidden"), Mapping):  # a FrozenInfo; absent with info_secret=False
             info["hidden"] = dict(info["hidden"], probe=self._secret())
         if self.base.render_mode == "human":
             self.base.render()

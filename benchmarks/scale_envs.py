@@ -1,0 +1,264 @@
+"""Every env at scale: steps/s on a cycled split, level-5 generation, vector env over raw env.
+
+Run: ``python benchmarks/scale_envs.py [--configs 50] [--seconds 0.3] [--games A,B] [--skip-steps]``.
+Three tables, each measured in this one process against a baseline measured in the same run:
+
+1. **Steps/s with resets on a cycled split**, for every registered text env and every query
+   game at every level: the random agent's actions are recorded once per configuration (the
+   first ``--configs`` benchmark configurations; query games get ``configs_per_level=--configs``),
+   then the raw env replays them, resetting to the next configuration of the cycle
+   (``reset(options={"config_id": c})``) after each episode, for ``--seconds``. Resets count in
+   the time, not as steps. The baseline is a minimal ``gym.Env`` whose ``step`` returns a
+   constant (``ratio`` = env steps/s over baseline steps/s).
+2. **Level-5 generation**: ms per configuration of ``Game.generate(5, config_rng(...))`` for every
+   query game (the draw of a benchmark configuration, and of ``configs="generated"``), over
+   20 configurations no other part of this run drew (CPU time); the baseline is ``config_rng`` alone. Beside it, the ms of a
+   ``reset()`` of the env with ``configs="generated"`` at level 5 (generation, rules text, ``info``).
+3. **Vector env over raw env**: per env step, ``gym.make_vec(..., vectorization_mode="sync")``
+   with N = 1, 16, 64 envs against the raw env class stepped with the same scripted player
+   (Word Guess: a random word of the episode's vocabulary; a query game at level 5: its legal
+   queries in turn), with the default ``info`` and with ``info_secret=False`` (the secret left
+   out of ``info``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import mtp_gym  # noqa: F401
+from mtp_gym.agents import make_agent
+from mtp_gym.episode import play
+from mtp_gym.games import resolve_game
+from mtp_gym.games.base import config_rng
+from mtp_gym.registration import ENV_IDS, GAME_IDS, game_ids
+
+LEVELS = (1, 2, 3, 4, 5)
+VECTOR_SIZES = (1, 16, 64)
+
+
+class ConstantEnv(gym.Env):
+    """The baseline: the cheapest gymnasium env that returns a text observation and an info dict."""
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+        super().reset(seed=seed)
+        return "", {}
+
+    def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
+        return "", 0.0, False, False, {}
+
+
+def timed(fn: Callable[[], int], seconds: float) -> float:
+    """Units per second of ``fn()`` (which returns how many units it did), repeated for ``seconds``."""
+    done, start = 0, time.perf_counter()
+    while True:
+        done += fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return done / elapsed
+
+
+def baseline_rate(seconds: float) -> float:
+    env = ConstantEnv()
+    env.reset(seed=0)
+    step = env.step
+
+    def run() -> int:
+        for _ in range(1000):
+            step("")
+        return 1000
+
+    return timed(run, seconds)
+
+
+def record(env_id: str, kwargs: dict[str, Any], configs: int) -> tuple[gym.Env, list[tuple[int, list[Any]]]]:
+    """The raw env and the random agent's actions on each of the first ``configs`` configurations."""
+    env = gym.make(env_id, disable_env_checker=True, **kwargs).unwrapped
+    agent = make_agent("random", env_id)
+    n = min(configs, env.num_configs) if env.num_configs else configs
+    episodes = []
+    for c in range(n):
+        actions = [s.action for s in play(env, agent, config_id=c)][1:]
+        episodes.append((c, actions))
+    return env, episodes
+
+
+def cycled_rate(env: gym.Env, episodes: list[tuple[int, list[Any]]], seconds: float) -> float:
+    """Steps/s replaying ``episodes`` in a cycle, one reset to its configuration per episode."""
+    step, reset = env.step, env.reset
+    cycle = itertools.cycle(episodes)
+
+    def run() -> int:
+        steps = 0
+        for _ in range(len(episodes)):
+            c, actions = next(cycle)
+            reset(options={"config_id": c})
+            for a in actions:
+                steps += 1
+                _, _, term, trunc, _ = step(a)
+                if term or trunc:
+                    break
+        return steps
+
+    return timed(run, seconds)
+
+
+def steps_table(ids: list[str], configs: int, seconds: float) -> None:
+    base = baseline_rate(seconds)
+    print(f"## Steps/s, resets on a cycled split of {configs} configurations (baseline {base:,.0f} steps/s)\n")
+    print("| env | level | steps/s | ratio to baseline |")
+    print("|---|---|---|---|")
+    for env_id in ids:
+        levels = LEVELS if env_id in GAME_IDS else (None,)
+        for level in levels:
+            kwargs = {} if level is None else {"difficulty": level, "configs_per_level": configs}
+            env, episodes = record(env_id, kwargs, configs)
+            rate = cycled_rate(env, episodes, seconds)
+            print(f"| {env_id[4:-3]} | {level or '-'} | {rate:,.0f} | {rate / base:.4f} |", flush=True)
+    print()
+
+
+def generation_table(ids: list[str], n: int = 20) -> None:
+    start = time.perf_counter()
+    for i in range(1000):
+        config_rng("X", 5, i)
+    base_ms = (time.perf_counter() - start) / 1000 * 1e3
+    print(f"## Level-5 generation, ms per configuration (baseline config_rng {base_ms:.4f} ms)\n")
+    print("| game | generate ms/config | max ms | ratio to baseline | generated reset ms |")
+    print("|---|---|---|---|---|")
+    for env_id in ids:
+        cls = resolve_game(GAME_IDS[env_id])
+        cls.generate(5, config_rng(cls.name, 5, 0))  # warm module-level caches
+        times = []
+        for i in range(n):
+            rng = config_rng(cls.name, 5, 10_000 + i)  # not drawn before: no cache hit
+            t = time.process_time()
+            cls.generate(5, rng)
+            times.append(time.process_time() - t)
+        ms = float(np.mean(times)) * 1e3
+        env = gym.make(env_id, difficulty=5, configs="generated", disable_env_checker=True).unwrapped
+        env.reset(seed=0)
+        start = time.process_time()
+        for _ in range(n):
+            env.reset()
+        reset_ms = (time.process_time() - start) / n * 1e3
+        print(
+            f"| {env_id[4:-3]} | {ms:.3f} | {max(times) * 1e3:.3f} | {ms / base_ms:.1f} | {reset_ms:.3f} |",
+            flush=True,
+        )
+    print()
+
+
+# ---------------------------------------------------------------------------------- vector envs
+def word_guess_player() -> Callable[[Any, int], str]:
+    def choose(env: Any, k: int) -> str:
+        vocab = env.unwrapped.vocabulary
+        return f"<attempt>{vocab[k % len(vocab)]}</attempt>"
+
+    return choose
+
+
+def query_player() -> Callable[[Any, int], str]:
+    cache: dict[int, list[str]] = {}
+
+    def choose(env: Any, k: int) -> str:
+        game = env.unwrapped.game
+        actions = cache.get(id(game.public))
+        if actions is None:
+            actions = cache[id(game.public)] = [game.describe_query(q, a) for q, a in game.all_queries()]
+        return actions[k % len(actions)]
+
+    return choose
+
+
+def raw_step_seconds(env_id: str, kwargs: dict[str, Any], choose: Callable[[Any, int], str], seconds: float) -> float:
+    env = gym.make(env_id, disable_env_checker=True, **kwargs).unwrapped
+    env.reset(seed=0)
+    picks = np.random.default_rng(1).integers(1 << 20, size=4096).tolist()
+    k = 0
+
+    def run() -> int:
+        nonlocal k
+        for p in picks:
+            k += 1
+            _, _, term, trunc, _ = env.step(choose(env, p))
+            if term or trunc:
+                env.reset()
+        return len(picks)
+
+    return 1 / timed(run, seconds)
+
+
+def vector_step_seconds(
+    env_id: str, kwargs: dict[str, Any], choose: Callable[[Any, int], str], n: int, seconds: float
+) -> float:
+    envs = gym.make_vec(env_id, num_envs=n, vectorization_mode="sync", **kwargs)
+    envs.reset(seed=0)
+    subs = envs.unwrapped.envs
+    picks = np.random.default_rng(1).integers(1 << 20, size=(max(1, 4096 // n), n)).tolist()
+
+    def run() -> int:
+        for row in picks:
+            envs.step(tuple(choose(e, p) for e, p in zip(subs, row)))
+        return len(picks) * n
+
+    try:
+        return 1 / timed(run, seconds)
+    finally:
+        envs.close()
+
+
+def vector_table(seconds: float, secret_option: bool) -> None:
+    cases = [
+        ("MTP/WordGuess-v0", {}, word_guess_player),
+        ("MTP/TreeRecursionRule-v0", {"difficulty": 5}, query_player),
+    ]
+    print("## Vector env (sync) per env step over the raw env's step\n")
+    print("| env | info | raw us/step | " + " | ".join(f"N={n} us/step (ratio)" for n in VECTOR_SIZES) + " |")
+    print("|---|---|---|" + "---|" * len(VECTOR_SIZES))
+    variants: list[tuple[str, dict[str, Any]]] = [("default", {})]
+    if secret_option:
+        variants.append(("info_secret=False", {"info_secret": False}))
+    for env_id, kwargs, player in cases:
+        for label, extra in variants:
+            kw = {**kwargs, **extra}
+            raw = raw_step_seconds(env_id, kw, player(), seconds)
+            cells = []
+            for n in VECTOR_SIZES:
+                vec = vector_step_seconds(env_id, kw, player(), n, seconds)
+                cells.append(f"{vec * 1e6:.2f} ({vec / raw:.2f}x)")
+            print(f"| {env_id[4:-3]} | {label} | {raw * 1e6:.2f} | " + " | ".join(cells) + " |", flush=True)
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--configs", type=int, default=50, help="configurations in the cycled split")
+    parser.add_argument("--seconds", type=float, default=0.3, help="timing per row")
+    parser.add_argument("--games", default="", help="comma list of query games (default: every game)")
+    parser.add_argument("--skip-steps", action="store_true", help="skip the steps/s table")
+    parser.add_argument("--skip-generation", action="store_true", help="skip the generation table")
+    parser.add_argument("--skip-vector", action="store_true", help="skip the vector table")
+    args = parser.parse_args()
+    try:
+        games = game_ids(args.games)
+    except ValueError as err:
+        parser.error(f"--games: {err}")
+    others = [] if args.games else [e for e in ENV_IDS if e not in GAME_IDS]
+    if not args.skip_steps:
+        steps_table(others + games, args.configs, args.seconds)
+    if not args.skip_generation:
+        generation_table(games)
+    if not args.skip_vector:
+        secret_option = "info_secret" in mtp_gym.core.TextPuzzleEnv.__init__.__code__.co_varnames
+        vector_table(args.seconds, secret_option)
+
+
+if __name__ == "__main__":
+    main()
