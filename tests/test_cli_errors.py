@@ -190,8 +190,10 @@ def test_ctrl_c_in_eval_says_it_resumes(tmp_path, capsys, monkeypatch):
     def interrupted(*args: object) -> dict:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(backends, "play_config", interrupted)
-    code, err = _run([*EVAL, "--env", WG, "--agent", "random", "--out", str(tmp_path / "out")], capsys)
+    monkeypatch.setattr(backends, "play_config", interrupted)  # in this process: one worker
+    code, err = _run(
+        [*EVAL, "--env", WG, "--agent", "random", "--workers", "1", "--out", str(tmp_path / "out")], capsys
+    )
     assert code == EXIT_INTERRUPTED and "Traceback" not in err
     assert "resume with the same command: mtp-gym eval" in err
 

@@ -233,7 +233,8 @@ def test_report_html_renders_hostile_fields_as_text_in_a_browser(browser, tmp_pa
 
 # --- Item 7: Ctrl-C and a full disk end `mtp-gym eval` in two lines.
 
-EVAL = ["eval", "--env", WG, "--agent", "oracle", "--split", "6", "--no-report", "--no-progress"]
+# One worker: the tests below patch this process (a pool's processes would not see it).
+EVAL = ["eval", "--env", WG, "--agent", "oracle", "--split", "6", "--workers", "1", "--no-report", "--no-progress"]
 
 
 def test_a_full_disk_ends_eval_in_two_lines_and_the_same_command_resumes(tmp_path, monkeypatch):

@@ -61,6 +61,29 @@ def test_a_second_run_on_the_same_directory_is_refused(tmp_path):
     assert len(log.records) == 2
 
 
+def test_a_forked_worker_does_not_keep_the_directory_locked(tmp_path):
+    """Pool workers are forked while the run holds its lock; one still shutting down when the
+    run ends must not refuse the resume (a lock lives while any copy of it is open)."""
+    log = RunLog(tmp_path, AgentConfig("oracle").identity(), {WG: {}})
+    read, write = os.pipe()
+    ready_read, ready_write = os.pipe()
+    child = os.fork()
+    if child == 0:  # a worker outliving its run
+        os.close(write)
+        os.write(ready_write, b"!")  # forked (and the fork hooks done)
+        os.read(read, 1)
+        os._exit(0)
+    try:
+        os.close(read)
+        assert os.read(ready_read, 1) == b"!"
+        log.close()
+        RunLog(tmp_path, AgentConfig("oracle").identity(), {WG: {}}).close()  # not RunLocked
+    finally:
+        for fd in (write, ready_read, ready_write):
+            os.close(fd)
+        os.waitpid(child, 0)
+
+
 def test_concurrent_cli_runs_play_nothing_twice_and_lose_nothing(tmp_path):
     out = tmp_path / "runs"
     args = slow_eval_args(out, WG, "20", 0.02)

@@ -12,17 +12,45 @@ connection does.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import ssl
+import sys
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
-from mtp_gym.agents.llm.endpoint import MAX_BODY, Answer, Connection, Dropped, Unreachable
+from mtp_gym.agents.llm.endpoint import MAX_BODY, REACHED, Answer, Connection, Dropped, Unreachable, error_text
 
-__all__ = ["AsyncConnection", "read_response"]
+__all__ = ["AsyncConnection", "can_connect", "read_response"]
 
 _MAX_HEADER = 65536
+
+if sys.version_info >= (3, 11):
+    _timeout = asyncio.timeout  # a deadline on the running task: no task of its own per request
+else:  # pragma: no cover (Python 3.10)
+
+    @contextlib.asynccontextmanager
+    async def _timeout(seconds: float) -> AsyncIterator[None]:
+        task = asyncio.current_task()
+        assert task is not None
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            task.cancel()
+
+        handle = asyncio.get_running_loop().call_later(seconds, expire)
+        try:
+            yield
+        except asyncio.CancelledError:
+            if expired:
+                raise asyncio.TimeoutError from None
+            raise
+        finally:
+            handle.cancel()
 
 
 async def read_response(reader: asyncio.StreamReader, max_body: int = MAX_BODY) -> tuple[Answer, bool]:
@@ -136,12 +164,12 @@ class AsyncConnection:
         timeout = max(0.001, min(c.connect_timeout, deadline - time.monotonic()))
         context = ssl.create_default_context() if c.https else None
         try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(c.host, c.port, ssl=context, limit=1 << 20), timeout
-            )
+            async with _timeout(timeout):
+                reader, writer = await asyncio.open_connection(c.host, c.port, ssl=context, limit=1 << 20)
         except (OSError, ssl.SSLError, asyncio.TimeoutError) as err:
-            raise Unreachable(f"cannot connect to {c.host}:{c.port}: {err or 'timed out'}") from err
+            raise Unreachable(f"cannot connect to {c.host}:{c.port}: {error_text(err)}") from err
         self._reader, self._writer = reader, writer
+        REACHED.add(c.host, c.port)
         sock = writer.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -157,7 +185,9 @@ class AsyncConnection:
         ).encode("latin-1") + body
         try:
             writer.write(request)
-            answer, keep = await asyncio.wait_for(self._answer(writer, reader), max(0.001, deadline - time.monotonic()))
+            async with _timeout(max(0.001, deadline - time.monotonic())):
+                await writer.drain()
+                answer, keep = await read_response(reader)
         except (OSError, ConnectionError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError) as err:
             late = time.monotonic() >= deadline
             raise Dropped(
@@ -165,9 +195,24 @@ class AsyncConnection:
             ) from err
         if not keep:
             self.close()
+        REACHED.add(c.host, c.port)
         return answer
 
-    @staticmethod
-    async def _answer(writer: asyncio.StreamWriter, reader: asyncio.StreamReader) -> tuple[Answer, bool]:
-        await writer.drain()
-        return await read_response(reader)
+
+async def can_connect(connection: Connection, timeout: float) -> str | None:
+    """``None`` when a connection to ``connection``'s endpoint (through its proxy, TLS included)
+    can be made now, else why not (the :class:`Unreachable` message). Nothing is sent."""
+    deadline = time.monotonic() + timeout
+    try:
+        if connection.proxy is not None:
+            sync = Connection.__new__(Connection)
+            sync.__dict__.update(connection.__dict__, _conn=None)
+            await asyncio.to_thread(sync._connect, deadline)
+            sync.close()
+        else:
+            probe = AsyncConnection(connection)
+            await probe._connect(deadline)
+            probe.close()
+    except Unreachable as err:
+        return str(err)
+    return None

@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 __all__ = [
+    "REACHED",
     "MAX_BODY",
     "Answer",
     "Connection",
@@ -35,6 +36,7 @@ __all__ = [
     "Fault",
     "Unreachable",
     "classify",
+    "error_text",
     "is_context_overflow",
     "redact_url",
     "retry_after",
@@ -62,6 +64,32 @@ _OVERFLOW_RE = re.compile(
 _SECONDS_RE = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9})?")  # ASCII digits only: "²".isdigit() is true
 _LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
 _SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "auth", "password", "secret"})
+
+
+class _Reached:
+    """How often this process reached each endpoint: connections made and answers read."""
+
+    def __init__(self) -> None:
+        self.by_address: dict[tuple[str, int], int] = {}
+
+    def add(self, host: str, port: int) -> None:
+        key = (host, port)
+        self.by_address[key] = self.by_address.get(key, 0) + 1
+
+    def count(self, connections: list[Connection]) -> int:
+        """How often the endpoints of ``connections`` were reached so far."""
+        return sum(self.by_address.get((c.host, c.port), 0) for c in connections)
+
+
+#: Every connection made to an endpoint and every whole HTTP answer (any status) one sent, by
+#: its address (the blocking and the event-loop connection count into it): the harness's sign
+#: that the endpoint of a run was ever reached (then it never stops the run for being down).
+REACHED = _Reached()
+
+
+def error_text(err: BaseException) -> str:
+    """``str(err)``, or the error's type when its text is empty (``asyncio.TimeoutError()``)."""
+    return str(err) or type(err).__name__
 
 
 class Unreachable(ConnectionError):
@@ -301,9 +329,10 @@ class Connection:
         except (OSError, ssl.SSLError) as err:
             conn.close()
             via = f" through proxy {host}:{port}" if self.proxy is not None else ""
-            raise Unreachable(f"cannot connect to {self.host}:{self.port}{via}: {err}") from err
+            raise Unreachable(f"cannot connect to {self.host}:{self.port}{via}: {error_text(err)}") from err
         conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._conn = conn
+        REACHED.add(self.host, self.port)
 
     def _proxy_auth(self) -> dict[str, str]:
         if self.proxy is None or not self.proxy.username:
@@ -349,6 +378,7 @@ class Connection:
                 self.close()  # a body left unread: the connection cannot carry another request
             else:
                 response.close()  # read to the end: the connection is ready for the next request
+            REACHED.add(self.host, self.port)
             return answer
         except (OSError, http.client.HTTPException) as err:
             late = time.monotonic() >= deadline

@@ -104,8 +104,9 @@ def _add_run_options(ev: argparse.ArgumentParser) -> None:
     ev.add_argument(
         "--workers",
         type=positive_int,
-        default=1,
-        help="episodes played at once; for openai: agents, requests in flight at the server (default: 1)",
+        default=None,
+        help="episodes played at once; for openai: agents, requests in flight at the server (default: one per "
+        "CPU core for scripted agents, 1 for models)",
     )
     ev.add_argument(
         "--executor",

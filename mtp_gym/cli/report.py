@@ -39,14 +39,15 @@ def make_report(
     """The report of ``dirs`` written into ``out`` (:func:`mtp_gym.eval.pipeline.build_report`),
     after reading ``--price`` and the run directories (exits naming what cannot be read)."""
     from mtp_gym.eval.pipeline import build_report
-    from mtp_gym.eval.report import load_runs, parse_prices
+    from mtp_gym.eval.report import parse_prices
+    from mtp_gym.eval.report.load import find_run_dirs
 
     try:
         prices = parse_prices(price or [])
-        records = load_runs(dirs)
-    except ValueError as err:
+        find_run_dirs(dirs)  # names a missing or empty directory before anything is written
+        return build_report(None, dirs, out, prices, baselines, progress=progress, trust_code=trust_code)
+    except ValueError as err:  # a run directory that cannot be read
         raise fail(str(err)) from None
-    return build_report(records, dirs, out, prices, baselines, progress=progress, trust_code=trust_code)
 
 
 def written(out: Path) -> str:

@@ -4,14 +4,14 @@ finished record to the caller as it arrives."""
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
+import gc
 import os
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mtp_gym  # noqa: F401  (registers the ids)
 from mtp_gym.agents.base import provider_of
@@ -19,12 +19,19 @@ from mtp_gym.core import check_choice
 from mtp_gym.eval.play import AgentConfig, aplay_config, play_config
 from mtp_gym.eval.record import EpisodeRecord
 
+if TYPE_CHECKING:  # asyncio and the pools load when a run uses them (`mtp-gym list` never does)
+    from concurrent.futures import Executor, Future
+
 __all__ = [
+    "ENDPOINT_WAIT",
     "BACKENDS",
+    "EndpointDown",
     "EXECUTORS",
     "BackendUnavailable",
     "bounded_map",
+    "default_workers",
     "die_with_parent",
+    "endpoint_connections",
     "executor_kind",
     "import_ray",
     "play_all",
@@ -40,8 +47,30 @@ BACKENDS = ("local", "ray")
 RAY_INSTALL = "pip install 'ray>=2.10'"
 
 
+#: Seconds a run waits for an endpoint that refuses connections (or whose host does not resolve)
+#: while none of its requests has reached it, before it stops (:func:`watch_endpoint`).
+ENDPOINT_WAIT = 10.0
+#: Seconds between two connection attempts of :func:`watch_endpoint`.
+ENDPOINT_PROBE_INTERVAL = 0.5
+
+
+class EndpointDown(RuntimeError):
+    """No request of the run has reached its endpoint and it cannot be reached: the run stops
+    instead of burning the rest (one line; what was logged stays, and re-running resumes)."""
+
+
 #: Ray CPUs one episode of an endpoint-only agent (``openai:``) reserves: it mostly waits on the network.
 RAY_ENDPOINT_CPUS = 0.25
+
+
+def default_workers(agent_config: AgentConfig) -> int:
+    """``--workers`` when none is given: for scripted agents (their episodes are CPU work) one per
+    core this process may run on; for models 1 (a local model is one process's, and an endpoint's
+    parallelism is its server's to allow: ask for it with ``--workers``)."""
+    if agent_config.is_model():
+        return 1
+    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
+    return max(1, len(cores))
 
 
 def executor_kind(kind: str, workers: int, agent_config: AgentConfig) -> str | None:
@@ -59,6 +88,8 @@ def executor_kind(kind: str, workers: int, agent_config: AgentConfig) -> str | N
 
 
 def _executor(kind: str, workers: int) -> Executor:
+    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
     return ThreadPoolExecutor(workers) if kind == "thread" else ProcessPoolExecutor(workers, initializer=process_worker)
 
 
@@ -86,9 +117,13 @@ def _run_async(
     workers: int,
     on_record: Any,
     seed: int | None = None,
+    watch: float | None = None,
 ) -> None:
     """Play ``tasks`` on one event loop, ``workers`` episodes (so requests) in flight; each
-    record is handed over as its episode ends. An exception from ``on_record`` stops the run."""
+    record is handed over as its episode ends. An exception from ``on_record`` stops the run.
+    ``watch`` (seconds): stop with :class:`EndpointDown` when, for that long, no connection to
+    the endpoint could be made and no request of the run reached it (:func:`watch_endpoint`)."""
+    import asyncio
 
     async def main() -> None:
         queue = iter(tasks)
@@ -98,6 +133,7 @@ def _run_async(
             try:
                 for task in queue:
                     on_record(await aplay_config(players, agent_config, env_kwargs[task[0]], task, seed))
+                    collect()
             finally:
                 for env, agent in players.values():
                     env.close()
@@ -106,15 +142,108 @@ def _run_async(
                         await aclose()
 
         slots = [asyncio.ensure_future(slot()) for _ in range(min(workers, len(tasks)))]
+        played = asyncio.gather(*slots)
+        watcher = None
+        if watch is not None:
+            watcher = asyncio.ensure_future(watch_endpoint(endpoint_connections(agent_config, tasks[0][0]), watch))
         try:
-            await asyncio.gather(*slots)
+            if watcher is not None:
+                either: list[asyncio.Future[Any]] = [played, watcher]
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                if watcher.done() and not played.done():
+                    watcher.result()  # EndpointDown, else the endpoint was reached: play on
+            await played
         finally:
-            for task in slots:
+            for task in [*slots, *([watcher] if watcher is not None else [])]:
                 task.cancel()
-            await asyncio.gather(*slots, return_exceptions=True)
+            await asyncio.gather(*slots, played, return_exceptions=True)
+            if watcher is not None:
+                await asyncio.gather(watcher, return_exceptions=True)
 
     if tasks:
-        asyncio.run(main())
+        with paced_gc() as collect:
+            asyncio.run(main())
+
+
+def endpoint_connections(agent_config: AgentConfig, env_id: str) -> list[Any]:
+    """The endpoint connections of an agent of ``agent_config`` (a hand-off pair's both; none for
+    an agent without one, or one this process cannot build: a Ray driver without the workers'
+    key), from one agent built for ``env_id``."""
+    from mtp_gym.agents.llm.endpoint import Connection
+
+    try:
+        agent = agent_config.build(env_id)
+    except (ValueError, TypeError, OSError):
+        return []
+    found = []
+    for part in (agent, getattr(agent, "first", None), getattr(agent, "finisher", None)):
+        connection = getattr(part, "connection", None)
+        if isinstance(connection, Connection):
+            found.append(connection)
+    return found
+
+
+async def watch_endpoint(connections: list[Any], wait: float, interval: float = ENDPOINT_PROBE_INTERVAL) -> None:
+    """Return once the endpoints of ``connections`` were reached (a request of the run connected
+    or was answered, or a connection of this watch was made); raise :class:`EndpointDown` when,
+    for ``wait`` seconds, none was.
+
+    A refused port or a host that does not resolve then stops a run in ``wait`` seconds, not
+    after every in-flight episode spent its retries; a server still starting (it accepts
+    within ``wait``) keeps the run, whose agents retry their requests. Once the endpoint was
+    reached, a later failure is the episodes' own (``infra_error``), never a reason to stop.
+    """
+    import asyncio
+
+    from mtp_gym.agents.llm.async_endpoint import can_connect
+    from mtp_gym.agents.llm.endpoint import REACHED
+
+    if not connections:
+        return
+    before = REACHED.count(connections)
+    start = time.monotonic()
+    while REACHED.count(connections) == before:
+        errors = [e for e in await asyncio.gather(*(can_connect(c, interval) for c in connections)) if e]
+        if not errors:
+            return
+        if time.monotonic() - start >= wait and REACHED.count(connections) == before:
+            raise EndpointDown(f"no endpoint reached in {wait:g} s: {errors[0]}")
+        await asyncio.sleep(interval)
+
+
+#: Finished episodes between two collections of the young generations while :func:`paced_gc` holds.
+GC_EVERY = 1024
+#: Young collections between two full ones.
+GC_FULL_EVERY = 16
+
+
+@contextlib.contextmanager
+def paced_gc(every: int = GC_EVERY) -> Any:
+    """Python's cyclic garbage collector paced by finished episodes instead of allocations, for
+    one event loop with thousands of episodes in flight; yields ``collect``, to call once per
+    finished episode.
+
+    With thousands of live envs and conversations the automatic collector runs every few
+    hundred allocations and rescans them each time: measured at 1,024 in flight, more than half
+    of the harness's CPU. Objects are still freed by reference counting as they die; cycles
+    (tracebacks, futures) are collected every ``every`` episodes, everything every
+    :data:`GC_FULL_EVERY` of those. The collector's state is restored on exit.
+    """
+    enabled = gc.isenabled()
+    finished = 0
+
+    def collect() -> None:
+        nonlocal finished
+        finished += 1
+        if finished % every == 0:
+            gc.collect(2 if finished % (every * GC_FULL_EVERY) == 0 else 1)
+
+    gc.disable()
+    try:
+        yield collect
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def die_with_parent(interval: float = 0.5) -> None:
@@ -133,6 +262,8 @@ def die_with_parent(interval: float = 0.5) -> None:
 def bounded_map(pool: Executor, fn: Any, tasks: Iterable[tuple], limit: int, on_result: Any) -> None:
     """``on_result(fn(*task))`` for every task, as each finishes, with at most ``limit`` tasks
     submitted to ``pool`` at a time (a long split never queues all its episodes at once)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
     queue = iter(tasks)
     pending: set[Future] = set()
     for task in queue:
@@ -346,14 +477,16 @@ def play_all(
     address: str | None,
     on_record: Callable[[EpisodeRecord], None],
     seed: int | None,
+    watch: float | None = None,
 ) -> None:
     """Play ``tasks`` on the executor ``kind`` (``ray``, ``async``, ``thread``, ``process`` or
-    ``None``: here, one at a time), handing each finished record to ``on_record``."""
+    ``None``: here, one at a time), handing each finished record to ``on_record``; ``watch``:
+    see :func:`_run_async` (the event loop only)."""
     if kind == "ray":
         _run_ray(tasks, agent_config, env_kwargs, workers, address, on_record, seed)
         return
     if kind == "async":
-        _run_async(tasks, agent_config, env_kwargs, workers, on_record, seed)
+        _run_async(tasks, agent_config, env_kwargs, workers, on_record, seed, watch)
         return
     calls = ((agent_config, e, env_kwargs[e], c, sample, seed) for e, c, sample in tasks)
     if kind is None:

@@ -23,16 +23,20 @@ from mtp_gym.core import check_choice, check_int
 from mtp_gym.episode import INFRA_ERROR
 from mtp_gym.eval.backends import (  # noqa: F401  (re-exported: the harness's public names)
     BACKENDS,
+    ENDPOINT_WAIT,
     EXECUTORS,
     BackendUnavailable,
+    EndpointDown,
     bounded_map,
+    default_workers,
     die_with_parent,
+    endpoint_connections,
     executor_kind,
     import_ray,
     play_all,
     process_worker,
 )
-from mtp_gym.eval.log import RunLog, record_key
+from mtp_gym.eval.log import RunLog
 from mtp_gym.eval.play import AgentConfig, play_config  # noqa: F401
 from mtp_gym.eval.record import EpisodeRecord, probe_result
 from mtp_gym.eval.splits import benchmark_subset, episode_seed, select_configs
@@ -54,27 +58,23 @@ __all__ = [
 ]
 
 
-class EndpointDown(RuntimeError):
-    """The first episodes of a run all found no endpoint: the run stops instead of burning the rest."""
-
-
 class _Progress:
-    """tqdm bar with the score so far and the tokens spent (no bar when disabled)."""
+    """tqdm bar with the score so far and the tokens spent (no bar when disabled); running sums,
+    so each episode costs the same however many came before."""
 
-    def __init__(self, total: int, done: Sequence[Mapping[str, Any]], label: str, enabled: bool) -> None:
-        self.scores = [r["score"] for r in done if r["outcome"] != INFRA_ERROR]
-        self.tokens = sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in done)
+    def __init__(self, total: int, done: _Done, label: str, enabled: bool) -> None:
+        self.score_sum, self.scored, self.tokens = done.score_sum, done.scored, done.tokens
         self.infra = 0
         self.bar: Any = None
         if enabled:
             from tqdm import tqdm
 
             # disable=None: no bar when stderr is not a terminal (CI logs, pipes).
-            self.bar = tqdm(total=total, initial=len(done), desc=label, unit="ep", dynamic_ncols=True, disable=None)
+            self.bar = tqdm(total=total, initial=done.count, desc=label, unit="ep", dynamic_ncols=True, disable=None)
             self._postfix()
 
     def _postfix(self) -> None:
-        mean = sum(self.scores) / len(self.scores) if self.scores else float("nan")
+        mean = self.score_sum / self.scored if self.scored else float("nan")
         post = {"score": f"{mean:.3f}", "tokens": self.tokens}
         if self.infra:
             post["infra_err"] = self.infra
@@ -84,7 +84,8 @@ class _Progress:
         if record["outcome"] == INFRA_ERROR:
             self.infra += 1
         else:
-            self.scores.append(record["score"])
+            self.score_sum += record["score"]
+            self.scored += 1
         self.tokens += record["prompt_tokens"] + record["completion_tokens"]
         if self.bar is not None:
             self._postfix()
@@ -100,7 +101,7 @@ def run_eval(
     agent_config: AgentConfig,
     out: str | Path,
     split: str | int = "full",
-    workers: int = 1,
+    workers: int | None = 1,
     env_kwargs: dict[str, dict[str, Any]] | None = None,
     executor: str = "auto",
     progress: bool = True,
@@ -119,29 +120,43 @@ def run_eval(
     episodes are played per configuration (``sample`` 0 … ``samples``-1 in the records, for
     pass@k); each episode's reset seed is :func:`episode_seed` (``seed`` set: a different,
     fixed set of seeds; it is part of the run's identity).
-    Every finished episode is appended to ``out/episodes.jsonl`` as it arrives.
+    Every finished episode is appended to ``out/episodes.jsonl`` as it arrives. ``workers=None``:
+    :func:`~mtp_gym.eval.backends.default_workers` (one per core for scripted agents, else 1).
     ``backend="ray"`` plays them as Ray tasks (``workers`` in flight) on the cluster at
     ``address`` (``"auto"``: the one ``ray start`` runs here; default: the Ray connection this
     process already has, else ``$RAY_ADDRESS``, else a new local instance); ``executor`` is
     then unused.
 
-    When the first ``fail_fast`` episodes of the run all end because no connection to the
-    endpoint could be made (and none reached it), the run stops with :class:`EndpointDown`
-    (``fail_fast=0``: never); what was logged stays, and re-running resumes.
+    When no request of the run has reached the endpoint and either the first ``fail_fast`` episodes all
+    ended because no connection to the endpoint could be made, or (on the event loop) no
+    connection could be made for :data:`~mtp_gym.eval.backends.ENDPOINT_WAIT` seconds, the run
+    stops with :class:`EndpointDown` (``fail_fast=0``: never); what was logged stays, and
+    re-running resumes. A server still starting (accepting within that time) keeps the run.
     """
     _check_run(workers, samples, seed, backend, address)
+    workers = default_workers(agent_config) if workers is None else workers
     env_kwargs = {e: dict((env_kwargs or {}).get(e, {})) for e in env_ids}
     identity = agent_config.identity() | ({"seed": seed} if seed is not None else {})
     ids_of = _config_ids(env_ids, env_kwargs, config_ids, split)  # bad env kwargs fail before anything is written
     log = RunLog(out, identity, env_kwargs)
-    tasks, finished = _plan(ids_of, samples, log.done())
-    finished_records = [r for r in log.records if record_key(r) in finished and r["outcome"] != INFRA_ERROR]
-    bar = _Progress(len(tasks) + len(finished), finished_records, agent_config.label, progress)
-    kind = "ray" if backend == "ray" else executor_kind(executor, workers, agent_config)
     try:
-        play_all(kind, tasks, agent_config, env_kwargs, workers, address, _Recorder(log, bar, fail_fast), seed)
+        tasks, done = _plan(ids_of, samples, log)
+        bar = _Progress(len(tasks) + done.count, done, agent_config.label, progress)
+        kind = "ray" if backend == "ray" else executor_kind(executor, workers, agent_config)
+        recorder = _Recorder(log, bar, fail_fast, agent_config, tasks)
+        # the event loop watches the endpoint itself: a refused port stops the run in seconds
+        watch = ENDPOINT_WAIT if fail_fast and kind == "async" and tasks else None
+        try:
+            play_all(kind, tasks, agent_config, env_kwargs, workers, address, recorder, seed, watch)
+        except EndpointDown as err:
+            reason = " ".join(str(err).split())  # one line, whatever the endpoint's message held
+            raise EndpointDown(
+                f"{reason}. Check --base-url and that the server is up; re-running the same command resumes "
+                f"from {log.dir}."
+            ) from None
+        finally:
+            bar.close()
     finally:
-        bar.close()
         log.close()
     return log
 
@@ -161,9 +176,10 @@ def _config_ids(
     return ids_of
 
 
-def _check_run(workers: int, samples: int, seed: int | None, backend: str, address: str | None) -> None:
+def _check_run(workers: int | None, samples: int, seed: int | None, backend: str, address: str | None) -> None:
     """``run_eval``'s argument checks, before anything is written."""
-    check_int("--workers", workers)
+    if workers is not None:
+        check_int("--workers", workers)
     check_int("--samples", samples)
     if seed is not None:
         check_int("--seed", seed, low=0)
@@ -174,41 +190,68 @@ def _check_run(workers: int, samples: int, seed: int | None, backend: str, addre
         import_ray()  # fail before the run directory is touched
 
 
-def _plan(
-    ids_of: dict[str, list[int]], samples: int, done: set[tuple[str, int, int]]
-) -> tuple[list[tuple[str, int, int]], set[tuple[str, int, int]]]:
-    """(episodes to play, episodes the log already holds) as ``(env id, config id, sample)``."""
+class _Done:
+    """The planned episodes the log already holds: how many, and their scores' and tokens' sums."""
+
+    def __init__(self) -> None:
+        self.count, self.scored, self.score_sum, self.tokens = 0, 0, 0.0, 0
+
+    def add(self, score: Any, tokens: Any) -> None:
+        self.count += 1
+        if isinstance(score, (int, float)) and not isinstance(score, bool):
+            self.score_sum += score
+            self.scored += 1
+        self.tokens += tokens
+
+
+def _plan(ids_of: dict[str, list[int]], samples: int, log: RunLog) -> tuple[list[tuple[str, int, int]], _Done]:
+    """(episodes to play as ``(env id, config id, sample)``, what the log already holds of the plan)."""
     tasks: list[tuple[str, int, int]] = []
-    finished: set[tuple[str, int, int]] = set()
+    done = _Done()
     for env_id, ids in ids_of.items():
         for config_id in ids:
             for sample in range(samples):
                 key = (env_id, config_id, sample)
-                if key in done:
-                    finished.add(key)
-                else:
+                kept = log.finished(key)
+                if kept is None:
                     tasks.append(key)
-    return tasks, finished
+                else:
+                    done.add(kept[1], kept[2])
+    return tasks, done
 
 
 class _Recorder:
     """Called with each finished episode: logs it, moves the bar, and stops the run with
-    :class:`EndpointDown` when the first ``fail_fast`` episodes all found no endpoint."""
+    :class:`EndpointDown` when the first ``fail_fast`` episodes all found no endpoint and no
+    request of the run ever reached it (at thousands in flight the first episodes to end can
+    be connect timeouts while every other one is being served)."""
 
-    def __init__(self, log: RunLog, bar: _Progress, fail_fast: int) -> None:
+    def __init__(
+        self, log: RunLog, bar: _Progress, fail_fast: int, agent_config: AgentConfig, tasks: list[tuple[str, int, int]]
+    ) -> None:
         self.log, self.bar, self.fail_fast = log, bar, fail_fast
         self.reached, self.unreachable = False, 0
+        self.connections: list[Any] = []
+        if fail_fast and tasks and agent_config.is_endpoint():
+            from mtp_gym.agents.llm.endpoint import REACHED
+
+            self.counter = REACHED
+            self.connections = endpoint_connections(agent_config, tasks[0][0])
+            self.before = REACHED.count(self.connections)
+
+    def _reached(self) -> bool:
+        """Whether a request of this run reached the endpoint (connected or was answered), as this
+        process's connections saw it (:data:`mtp_gym.agents.llm.endpoint.REACHED`)."""
+        return bool(self.connections) and self.counter.count(self.connections) > self.before
 
     def __call__(self, record: EpisodeRecord) -> None:
         self.log.append(record)
         self.bar.update(record)
-        if record["outcome"] != INFRA_ERROR:
+        if self.reached:
+            return
+        if record["outcome"] != INFRA_ERROR or record["turns"] or self._reached():
             self.reached = True
-        elif not self.reached and (record.get("error") or "").startswith("endpoint unreachable"):
+        elif (record.get("error") or "").startswith("endpoint unreachable"):
             self.unreachable += 1
             if self.fail_fast and self.unreachable >= self.fail_fast:
-                raise EndpointDown(
-                    f"the first {self.unreachable} episodes found no endpoint: {record['error']}\n"
-                    "Check --base-url and that the server is up; re-running the same command resumes "
-                    f"from {self.log.dir}."
-                )
+                raise EndpointDown(f"the first {self.unreachable} episodes found no endpoint: {record['error']}")

@@ -1,10 +1,19 @@
 """``report.html``: the report's tables and figures, then every episode as a conversation.
 
-One self-contained file (no network, no CDN): the figures are embedded PNGs and the episodes
-a gzip-compressed JSON block that the page's own script inflates with the browser's
-``DecompressionStream``. Episodes can be filtered by task, agent, outcome and configuration;
-each opens as a conversation (the env's messages and the agent's, re-prompts and corrections
-marked, reasoning kept apart), with the hidden state revealed at the end, tokens and cost.
+No network, no CDN: the figures are embedded PNGs; the page carries a compact index of the
+episodes (task, agent, configuration, outcome, score, turns and where each one is stored: typed
+columns, gzip-compressed, inflated with the browser's ``DecompressionStream``) and the episodes
+themselves lie beside it in blocks (``report_episodes/<token>_000000.js``, a few thousand
+episodes each, gzip-compressed JSON in base64 handed to the page's ``mtpBlock``): a ``<script>``
+element loads one where ``fetch`` cannot (a page opened from ``file://``). The page lists and
+filters every episode from the index (a million rows), loads a block when one of its episodes is
+opened, and searches the conversations block by block (with progress, cancellable), never
+holding all transcripts at once. Writing it streams: :class:`EpisodeBlocks` takes one record
+at a time and writes each block when full.
+
+Episodes can be filtered by task, agent, outcome and configuration, and searched; each opens
+as a conversation (the env's messages and the agent's, re-prompts and corrections marked,
+reasoning kept apart), with the hidden state revealed at the end, tokens and cost.
 
 Everything a log holds is data, never markup: the tables are escaped here (the report's
 tables as data, :func:`mtp_gym.eval.report.tables.to_html`; a plain Markdown text through
@@ -18,17 +27,49 @@ import base64
 import gzip
 import html
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from mtp_gym.eval.log import to_jsonable
-from mtp_gym.eval.record import EpisodeRecord, task_name
+from mtp_gym.eval.record import EpisodeRecord
+from mtp_gym.eval.report.stream import PageIndex, ReportStream
 from mtp_gym.eval.report.tables import inline_html, to_html
 
-__all__ = ["write_html", "markdown_to_html", "message_kind"]
+__all__ = [
+    "BLOCK_BYTES",
+    "BLOCK_EPISODES",
+    "EpisodeBlocks",
+    "blocks_dir",
+    "markdown_to_html",
+    "message_kind",
+    "write_html",
+    "write_page",
+]
+
+#: A block holds at most this many episodes ...
+BLOCK_EPISODES = 2000
+#: ... and at most about this many bytes of JSON (the browser inflates one block at a time).
+BLOCK_BYTES = 8 << 20
+#: The name of a block file: the write's token, the block's number.
+BLOCK_FILE = re.compile(r"^[0-9a-f]{8}_[0-9]{6,}\.js$")
+#: The columns of the page's index, in the order (and types) the page reads them.
+INDEX_COLUMNS = (
+    ("task", "<i4"),
+    ("agent", "<i4"),
+    ("outcome", "<i4"),
+    ("block", "<i4"),
+    ("offset", "<i4"),
+    ("config", "<f8"),
+    ("sample", "<f8"),
+    ("score", "<f8"),
+    ("turns", "<f8"),
+)
 
 #: Env messages that re-prompt after a malformed action (the base class's wording).
 REPROMPT = re.compile(r"^Invalid action:")
@@ -82,9 +123,14 @@ def markdown_to_html(text: str) -> str:
     return "\n".join(out)
 
 
-def _episode(
-    r: EpisodeRecord, tasks: dict[str, int], agents: dict[str, int], prices: dict[str, tuple[float, float]]
-) -> list[Any]:
+def blocks_dir(page: str | Path) -> Path:
+    """Where the episode blocks of the page ``page`` lie: ``<stem>_episodes`` beside it."""
+    page = Path(page)
+    return page.with_name(f"{page.stem}_episodes")
+
+
+def _entry(r: EpisodeRecord, prices: dict[str, tuple[float, float]]) -> list[Any]:
+    """What a block holds of one episode: what the index does not."""
     messages = []
     for m in r.transcript or []:
         role, text = m.get("role", "user"), str(m.get("content", ""))
@@ -93,22 +139,133 @@ def _episode(
     if r.agent in prices:
         p_in, p_out = prices[r.agent]
         cost = (r.prompt_tokens * p_in + r.completion_tokens * p_out) / 1e6
-    return [
-        tasks.setdefault(task_name(r.task), len(tasks)),
-        agents.setdefault(r.agent, len(agents)),
-        r.outcome,
-        r.config_id,
-        r.sample,
-        r.score,
-        r.turns,
-        r.format_errors,
-        r.prompt_tokens,
-        r.completion_tokens,
-        cost,
-        r.error,
-        messages,
-        r.hidden or {},
-    ]
+    return [r.format_errors, r.prompt_tokens, r.completion_tokens, cost, r.error, messages, r.hidden or {}]
+
+
+def _json(value: Any) -> bytes:
+    """``value`` as compact JSON; a value that is not plain JSON (NaN, a set, a numpy scalar)
+    goes through :func:`~mtp_gym.eval.log.to_jsonable` first."""
+    try:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False).encode()
+    except (TypeError, ValueError):
+        return json.dumps(to_jsonable(value), separators=(",", ":"), allow_nan=False).encode()
+
+
+def _b64gzip(data: bytes) -> str:
+    return base64.b64encode(gzip.compress(data, 6, mtime=0)).decode()
+
+
+class EpisodeBlocks:
+    """The episode blocks of the page ``page``, written as records stream in: :meth:`add` one
+    record (its block and offset back), :meth:`close` when done. Blocks a previous write left
+    in the directory are removed first."""
+
+    def __init__(
+        self,
+        page: str | Path,
+        prices: dict[str, tuple[float, float]] | None = None,
+        episodes: int = BLOCK_EPISODES,
+        max_bytes: int = BLOCK_BYTES,
+    ) -> None:
+        self.dir = blocks_dir(page)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for old in self.dir.iterdir():
+            if BLOCK_FILE.match(old.name) and old.is_file():
+                old.unlink()
+        self.token = os.urandom(4).hex()
+        self.prices = prices or {}
+        self.episodes, self.max_bytes = max(1, episodes), max_bytes
+        self.names: list[str] = []
+        self._parts: list[bytes] = []
+        self._size = 0
+
+    def add(self, record: EpisodeRecord) -> tuple[int, int]:
+        """Put ``record`` in the current block; return (block, offset)."""
+        part = _json(_entry(record, self.prices))
+        where = len(self.names), len(self._parts)
+        self._parts.append(part)
+        self._size += len(part)
+        if len(self._parts) >= self.episodes or self._size >= self.max_bytes:
+            self._flush()
+        return where
+
+    def _flush(self) -> None:
+        if not self._parts:
+            return
+        name = f"{self.token}_{len(self.names):06d}.js"
+        packed = _b64gzip(b"[" + b",".join(self._parts) + b"]")
+        tmp = self.dir / (name + ".tmp")
+        tmp.write_text(f'mtpBlock("{self.token}",{len(self.names)},"{packed}");\n')
+        os.replace(tmp, self.dir / name)
+        self.names.append(name)
+        self._parts, self._size = [], 0
+
+    def close(self) -> list[str]:
+        """Write the last block; return the block files' names, in order."""
+        self._flush()
+        return self.names
+
+
+def _packed_index(index: PageIndex, blocks: EpisodeBlocks | None) -> str:
+    """The page's index: a JSON header (names, block files, column layout) and the columns' bytes
+    (each 8-byte aligned), gzip-compressed, in base64."""
+    layout, chunks, at = [], [], 0
+    for name, dtype in INDEX_COLUMNS:
+        data = np.ascontiguousarray(index.columns[name], dtype=dtype).tobytes()
+        layout.append([name, dtype, at, len(index)])
+        chunks.append(data + b"\0" * (-len(data) % 8))
+        at += len(chunks[-1])
+    header = _json(
+        {
+            "tasks": index.tasks,
+            "agents": index.agents,
+            "outcomes": index.outcomes,
+            "count": len(index),
+            "token": blocks.token if blocks else "",
+            "dir": blocks.dir.name if blocks else "",
+            "blocks": blocks.names if blocks else [],
+            "columns": layout,
+        }
+    )
+    header += b" " * (-(len(header) + 4) % 8)
+    return _b64gzip(len(header).to_bytes(4, "little") + header + b"".join(chunks))
+
+
+def write_page(
+    markdown_text: str,
+    index: PageIndex,
+    blocks: EpisodeBlocks | None,
+    path: str | Path,
+    figures: Iterable[str | Path] = (),
+    title: str = "mtp-gym report",
+) -> dict[str, int]:
+    """Write the page ``path`` over ``index`` (the episodes, stored by ``blocks``, closed); return
+    its ``bytes``, ``episodes`` and ``blocks``."""
+    images = []
+    for fig in map(Path, figures):
+        if fig.exists():
+            b64 = base64.b64encode(fig.read_bytes()).decode()
+            images.append(
+                f"<figure><img alt='{html.escape(fig.stem)}' src='data:image/png;base64,{b64}'>"
+                f"<figcaption>{html.escape(fig.name)}</figcaption></figure>"
+            )
+    text_blocks = getattr(markdown_text, "blocks", None)  # write_report's text: its tables as data
+    assets = resources.files("mtp_gym.eval") / "assets"
+    slots = {
+        "title": html.escape(title),
+        "style": (assets / "report.css").read_text(),
+        "script": (assets / "pretty.js").read_text() + (assets / "report.js").read_text(),
+        "tables": to_html(text_blocks) if text_blocks else markdown_to_html(markdown_text),
+        "figures": "\n".join(images),
+        "count": str(len(index)),
+        "data": _packed_index(index, blocks),
+    }
+    # One pass over the template: a slot's text (a log's agent name, say) is never searched for slots.
+    page = _SLOT.sub(lambda m: slots[m.group(1)], (assets / "report.html").read_text())
+    tmp = Path(path).with_name(Path(path).name + ".tmp")
+    tmp.write_text(page)
+    os.replace(tmp, path)
+    return {"bytes": len(page.encode()), "episodes": len(index), "blocks": len(blocks.names) if blocks else 0}
 
 
 def write_html(
@@ -118,39 +275,19 @@ def write_html(
     figures: Iterable[str | Path] = (),
     prices: dict[str, tuple[float, float]] | None = None,
     title: str = "mtp-gym report",
+    block_episodes: int = BLOCK_EPISODES,
 ) -> dict[str, int]:
-    """Write the self-contained report page to ``path``; return its ``bytes`` and ``episodes``.
+    """Write the report page ``path`` and its episode blocks; return its ``bytes``, ``episodes``
+    and ``blocks``.
 
-    ``records`` are full episode records (transcripts included, as :func:`load_runs` gives with
-    ``slim=False``; or mappings in the record's JSON form); they are streamed into the page's
-    compressed data block. ``markdown_text`` is the report (:func:`~mtp_gym.eval.report.write_report`'s
+    ``records`` (full episode records, transcripts included, as :func:`load_runs` gives with
+    ``slim=False``; or mappings in the record's JSON form) are consumed one at a time, each
+    shown in the order given; only a few numbers of each stay in memory until the page is
+    written. ``markdown_text`` is the report (:func:`~mtp_gym.eval.report.write_report`'s
     text, whose tables are rendered from their data) or any Markdown text.
     """
-    tasks: dict[str, int] = {}
-    agents: dict[str, int] = {}
-    episodes = [_episode(EpisodeRecord.from_json(r), tasks, agents, prices or {}) for r in records]
-    data = {"tasks": list(tasks), "agents": list(agents), "episodes": episodes}
-    packed = base64.b64encode(gzip.compress(json.dumps(to_jsonable(data), separators=(",", ":")).encode(), 6))
-    images = []
-    for fig in map(Path, figures):
-        if fig.exists():
-            b64 = base64.b64encode(fig.read_bytes()).decode()
-            images.append(
-                f"<figure><img alt='{html.escape(fig.stem)}' src='data:image/png;base64,{b64}'>"
-                f"<figcaption>{html.escape(fig.name)}</figcaption></figure>"
-            )
-    blocks = getattr(markdown_text, "blocks", None)  # write_report's text: its tables as data
-    assets = resources.files("mtp_gym.eval") / "assets"
-    slots = {
-        "title": html.escape(title),
-        "style": (assets / "report.css").read_text(),
-        "script": (assets / "pretty.js").read_text() + (assets / "report.js").read_text(),
-        "tables": to_html(blocks) if blocks else markdown_to_html(markdown_text),
-        "figures": "\n".join(images),
-        "count": str(len(episodes)),
-        "data": packed.decode(),
-    }
-    # One pass over the template: a slot's text (a log's agent name, say) is never searched for slots.
-    page = _SLOT.sub(lambda m: slots[m.group(1)], (assets / "report.html").read_text())
-    Path(path).write_text(page)
-    return {"bytes": len(page.encode()), "episodes": len(episodes)}
+    blocks = EpisodeBlocks(path, prices, block_episodes)
+    stream = ReportStream(blocks.add)
+    stream.add_all(map(EpisodeRecord.from_json, records), table=False, dedup=False)
+    blocks.close()
+    return write_page(markdown_text, stream.page_index(), blocks, path, figures, title)

@@ -9,7 +9,8 @@ Re-opening a directory resumes it: episodes already logged (outcome other than
 Nothing finished is lost: a line that cannot be read (garbage, a blank line, invalid UTF-8,
 a record without its keys) is skipped and reported, never a reason to drop what follows;
 only an incomplete last line is cut. Logs are read line by line, and what a resume keeps in
-memory is one small record per configuration (no transcripts).
+memory is a few numbers per episode (its key, whether it is done, its score and tokens), read
+from each line without parsing its transcript.
 
 This module handles lines, bytes and the lock: :func:`scan_episodes` yields each line's JSON
 object as it stands; :class:`~mtp_gym.eval.record.EpisodeRecord` (``to_json`` / ``from_json``)
@@ -20,16 +21,17 @@ run on the same directory is refused (:class:`RunLocked`).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import math
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from mtp_gym.eval.record import EpisodeRecord
 
@@ -69,6 +71,20 @@ class RunLocked(ValueError):
 
 def to_jsonable(value: Any) -> Any:
     """Plain JSON values for logs (sets sorted, numpy scalars/arrays unwrapped, NaN as None)."""
+    kind = type(value)  # the exact built-in types first: a record is mostly str, int, list, dict
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return None if math.isnan(value) or math.isinf(value) else value
+    if kind is dict:
+        return {k if type(k) is str else str(k): to_jsonable(v) for k, v in value.items()}
+    if kind is list:
+        return [to_jsonable(v) for v in value]
+    return _to_jsonable(value)
+
+
+def _to_jsonable(value: Any) -> Any:
+    """:func:`to_jsonable` of anything but the exact built-in types (subclasses, numpy, sets)."""
     if isinstance(value, float):
         return None if math.isnan(value) or math.isinf(value) else value
     if isinstance(value, (str, int, bool)) or value is None:
@@ -96,6 +112,8 @@ class LogScan:
     end: int = 0
     #: Whether the file ends with an incomplete line (a write cut short by a kill).
     partial: bool = False
+    #: Whole lines read (readable or not).
+    lines: int = 0
 
     def warning(self, path: Path) -> str | None:
         """A one-line account of the skipped lines, or ``None``."""
@@ -115,13 +133,55 @@ def _record(line: bytes) -> dict[str, Any] | None:
     return record
 
 
+#: Where the large fields start in a line :meth:`RunLog.append` wrote (every field a resume
+#: needs comes before them).
+_HEAVY_START = b',"transcript":'
+
+
+def _head(line: bytes) -> dict[str, Any] | None:
+    """The fields of a log line before its transcript, parsed without the transcript (a line
+    :meth:`RunLog.append` wrote); else the whole line (:func:`_record`)."""
+    cut = line.find(_HEAVY_START)
+    if cut > 0 and line.rstrip().endswith(b"}"):
+        try:
+            head = json.loads(line[:cut] + b"}")
+        except (UnicodeDecodeError, ValueError):
+            head = None
+        if isinstance(head, dict) and all(k in head for k in REQUIRED):
+            return head
+    return _record(line)
+
+
+#: What a resume keeps per (env id, config id, sample): (``infra_error``?, score, tokens, the
+#: number of the log line it comes from).
+Kept = tuple[bool, Any, Any, int]
+
+
+def _kept(record: Mapping[str, Any], line: int) -> Kept:
+    tokens = _number(record.get("prompt_tokens")) + _number(record.get("completion_tokens"))
+    return record["outcome"] == "infra_error", record.get("score"), tokens, line
+
+
+def _number(value: Any) -> int | float:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
 def scan_episodes(path: Path, scan: LogScan | None = None, slim: bool = False) -> Iterator[dict[str, Any]]:
     """The readable records of a log, in order, streamed; ``scan`` collects what was skipped.
 
     ``slim`` drops the large fields (:data:`HEAVY`). An incomplete last line is neither a
     record nor a skipped line: ``scan.partial`` says it is there.
     """
-    scan = scan if scan is not None else LogScan()
+    for _, record in _scan(path, scan if scan is not None else LogScan(), _record):
+        if slim:
+            for key in HEAVY:
+                record.pop(key, None)
+        yield record
+
+
+def _scan(path: Path, scan: LogScan, parse: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`scan_episodes` with each line read by ``parse`` (``None``: unreadable), and the
+    line's number (from 1) with each record."""
     if not path.exists():
         return
     with open(path, "rb") as f:
@@ -130,14 +190,12 @@ def scan_episodes(path: Path, scan: LogScan | None = None, slim: bool = False) -
                 scan.partial = True
                 return
             scan.end += len(line)
-            record = _record(line) if line.strip() else None
+            scan.lines = number
+            record = parse(line) if line.strip() else None
             if record is None:
                 scan.skipped.append(number)
                 continue
-            if slim:
-                for key in HEAVY:
-                    record.pop(key, None)
-            yield record
+            yield number, record
 
 
 def read_episodes(path: Path, slim: bool = False) -> tuple[list[dict[str, Any]], int]:
@@ -145,6 +203,23 @@ def read_episodes(path: Path, slim: bool = False) -> tuple[list[dict[str, Any]],
     scan = LogScan()
     records = list(scan_episodes(path, scan, slim))
     return records, scan.end
+
+
+#: The lock descriptors this process holds. A forked child (a worker of the process pool) closes
+#: its copies at once: a lock lives while any copy is open, so a worker still shutting down would
+#: otherwise keep the directory locked after the run has ended (and refuse the resume).
+_HELD_LOCKS: set[int] = set()
+
+
+def _drop_inherited_locks() -> None:
+    for fd in _HELD_LOCKS:
+        with contextlib.suppress(OSError):
+            os.close(fd)  # this copy only: the parent's lock stays
+    _HELD_LOCKS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_drop_inherited_locks)
 
 
 def _lock(directory: Path, timeout: float = 0.0) -> int:
@@ -169,6 +244,7 @@ def _lock(directory: Path, timeout: float = 0.0) -> int:
             ) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
+    _HELD_LOCKS.add(fd)
     return fd
 
 
@@ -221,9 +297,14 @@ class RunLog:
         tmp.write_text(json.dumps({"agent_config": agent_config, "envs": envs}, indent=2, sort_keys=True))
         os.replace(tmp, self.config_path)
         self.scan = LogScan()
-        self._latest: dict[tuple[str, int, int], EpisodeRecord] = {}
-        for record in scan_episodes(self.path, self.scan, slim=True):
-            keep_latest(self._latest, self._read(record))
+        # Per episode only what a resume needs (is it done, its score and tokens for the bar), not
+        # its record: the lines are read without their transcripts (_head).
+        self._kept: dict[tuple[str, int, int], Kept] = {}
+        env_ids: dict[Any, Any] = {}  # one string per env id, not one per line
+        for line, record in _scan(self.path, self.scan, _head):
+            env_id, config_id, sample = record_key(record)
+            self._keep((env_ids.setdefault(env_id, env_id), config_id, sample), _kept(record, line))
+        self._lines = self.scan.lines  # the whole lines of the log (a cut-off last one is removed)
         if self.scan.partial:
             os.truncate(self.path, self.scan.end)  # a line cut short by a kill
         warning = self.scan.warning(self.path)
@@ -236,10 +317,28 @@ class RunLog:
         env_id = obj["env_id"]
         return EpisodeRecord.from_json(obj, self.envs.get(env_id, {}) if isinstance(env_id, str) else {})
 
+    def _keep(self, key: tuple[str, int, int], kept: Kept) -> None:
+        """:func:`keep_latest`'s rule on what a resume keeps."""
+        held = self._kept.get(key)
+        if held is None or not kept[0] or held[0]:
+            self._kept[key] = kept
+
     @property
-    def records(self) -> list[EpisodeRecord]:
-        """The latest record per (env, config, sample) (see :func:`latest`), without transcripts."""
-        return list(self._latest.values())
+    def records(self) -> Sequence[EpisodeRecord]:
+        """The latest record per (env, config, sample) (see :func:`latest`), without transcripts,
+        in log order: read from the log as they are iterated (a run keeps only a few numbers
+        per episode in memory, :meth:`finished`)."""
+        return _Records(self)
+
+    def finished(self, key: tuple[str, int, int]) -> Kept | None:
+        """``(False, score, tokens)`` of a logged episode that needs no replay, else ``None``."""
+        kept = self._kept.get(key)
+        return None if kept is None or kept[0] else kept
+
+    @property
+    def infra_errors(self) -> int:
+        """Episodes whose latest record is an ``infra_error`` (to be replayed)."""
+        return sum(kept[0] for kept in self._kept.values())
 
     @property
     def label(self) -> str:
@@ -247,7 +346,7 @@ class RunLog:
 
     def done(self) -> set[tuple[str, int, int]]:
         """(env id, config id, sample) of every episode that needs no replay."""
-        return {k for k, r in self._latest.items() if r.outcome != "infra_error"}
+        return {k for k, kept in self._kept.items() if not kept[0]}
 
     def append(self, record: EpisodeRecord | Mapping[str, Any]) -> None:
         """Write ``record`` as one line at once (a mapping in the record's JSON form is read first)."""
@@ -255,13 +354,15 @@ class RunLog:
             record = self._read(record)
         line = json.dumps(to_jsonable(record.to_json()), separators=(",", ":")) + "\n"
         os.write(self._fd, line.encode())
-        keep_latest(self._latest, record.slim())
+        self._lines += 1
+        self._keep(record.key, _kept(record, self._lines))
 
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
         if self._lock_fd >= 0:
+            _HELD_LOCKS.discard(self._lock_fd)
             os.close(self._lock_fd)  # releases the lock
             self._lock_fd = -1
 
@@ -274,6 +375,38 @@ class RunLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _Records(Sequence[EpisodeRecord]):
+    """:attr:`RunLog.records`: the log's kept lines, each read (without its transcript) when
+    iterated; indexing reads them all."""
+
+    def __init__(self, log: RunLog) -> None:
+        self.log = log
+
+    def __len__(self) -> int:
+        return len(self.log._kept)
+
+    def __iter__(self) -> Iterator[EpisodeRecord]:
+        kept = self.log._kept
+        for line, record in _scan(self.log.path, LogScan(), _record):
+            try:
+                held = kept.get(record_key(record))
+            except TypeError:  # an unhashable key: never kept
+                continue
+            if held is not None and held[3] == line:
+                for key in HEAVY:
+                    record.pop(key, None)
+                yield self.log._read(record)
+
+    @overload
+    def __getitem__(self, index: int) -> EpisodeRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[EpisodeRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> EpisodeRecord | Sequence[EpisodeRecord]:
+        return list(self)[index]
 
 
 def record_key(record: Mapping[str, Any]) -> tuple[str, int, int]:

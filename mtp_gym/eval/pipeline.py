@@ -4,7 +4,8 @@
   directory each, counting the episodes still lacking a result (``infra_error``).
 * :func:`build_report`: the report of run directories, with random and oracle episodes played
   on every configuration a model played where they lack it (:func:`baseline_records`; the
-  report compares each model with them on its own configurations), and ``report.html`` beside it.
+  report compares each model with them on its own configurations), and ``report.html`` beside it
+  (its episodes in blocks, ``report_episodes/``), the logs read once, streamed.
 
 Messages for the person running the command go through ``warn`` (default: stderr).
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,7 @@ def eval_agents(
     for run in runs:
         log = run_eval(env_ids, run.config, out / run.config.slug, env_kwargs=run.env_kwargs, **options)
         done.dirs.append(log.dir)
-        missing = sum(r["outcome"] == "infra_error" for r in log.records)
+        missing = log.infra_errors
         done.infra += missing
         if missing:
             warn(
@@ -66,7 +67,7 @@ def eval_agents(
 
 
 def build_report(
-    records: list[EpisodeRecord],
+    records: list[EpisodeRecord] | None,
     dirs: list[Path],
     out: Path,
     prices: dict[str, tuple[float, float]],
@@ -74,37 +75,71 @@ def build_report(
     progress: bool = False,
     trust_code: bool = False,
     warn: Warn = _stderr,
+    block_episodes: int | None = None,
 ) -> str:
-    """Write the report of ``records`` (read from ``dirs``) into ``out`` and return its text. A run
-    directory is data: unless ``trust_code``, no baseline is played where its env kwargs name
-    code outside mtp_gym (``"module:Class"``)."""
-    from mtp_gym.eval.report import BASELINES, compute_rows, run_env_kwargs, write_report
+    """Write the report of ``dirs`` into ``out`` and return its text. A run directory is data:
+    unless ``trust_code``, no baseline is played where its env kwargs name code outside mtp_gym
+    (``"module:Class"``).
 
+    ``records=None`` reads the logs once, streamed (:class:`~mtp_gym.eval.report.stream.ReportStream`):
+    one pass feeds the tables, the figures and the page's episode blocks, holding a few numbers
+    per episode (what is skipped is named through ``warn``, as :func:`~mtp_gym.eval.report.load_runs`
+    names it). Given ``records`` (:func:`~mtp_gym.eval.report.load_runs` of ``dirs``), the tables
+    are computed from them and the logs are streamed once more for the page alone.
+    ``block_episodes``: episodes per block file of the page (default :data:`mtp_gym.eval.html.BLOCK_EPISODES`)."""
+    from mtp_gym.eval import report
+    from mtp_gym.eval.html import BLOCK_EPISODES, EpisodeBlocks, write_page
+    from mtp_gym.eval.report.load import find_run_dirs, iter_runs
+    from mtp_gym.eval.report.stream import ReportStream
+
+    page = out / "report.html"
+    out.mkdir(parents=True, exist_ok=True)
+    blocks = EpisodeBlocks(page, prices, block_episodes or BLOCK_EPISODES)
+    stream = ReportStream(blocks.add)
+    streamed = records is None
+    if records is None:
+        stream.add_all(iter_runs(dirs, warn=lambda m: warn(f"warning: {m}"), slim=False))
+        facts: Any = stream.facts
+    else:
+        stream.add_all(iter_runs(dirs, warn=lambda m: None, slim=False), table=False)
+        facts = _facts_of(records)
+    extra: list[EpisodeRecord] = []
     if baselines:
-        env_kwargs = run_env_kwargs(dirs)
+        env_kwargs = report.run_env_kwargs(dirs)
         untrusted = {e: refs for e, kw in env_kwargs.items() if (refs := foreign_code(kw))}
+        facts_for = facts
         if untrusted and not trust_code:
             for (env_id, _, _), refs in untrusted.items():
                 warn(
                     f"report: no baselines for {env_id}: its env kwargs name code outside mtp_gym ({', '.join(refs)}); "
                     "pass --trust-code to run it"
                 )
-            records_for = [r for r in records if (r["env_id"], r.get("level"), r.get("probe")) not in untrusted]
-        else:
-            records_for = records
-        records += baseline_records(records_for, env_kwargs, out / "baselines", BASELINES, progress, warn)
-    text = write_report(compute_rows(records, prices), out)
-    _write_html(text, dirs + ([out / "baselines"] if (out / "baselines").exists() else []), out, prices)
+            facts_for = _trusted(facts, untrusted)
+        extra = baseline_records(facts_for, env_kwargs, out / "baselines", report.BASELINES, progress, warn)
+    if streamed:
+        stream.add_all(extra, page=False, dedup=False)
+        rows = stream.rows(prices)
+    else:
+        rows = report.compute_rows(list(records or []) + extra, prices)
+    if (out / "baselines").exists():  # the baselines' episodes on the page, as played
+        shown = set(find_run_dirs(dirs))
+        stream.add_all(iter_runs([out / "baselines"], warn=lambda m: None, slim=False, exclude=shown), table=False)
+    text = report.write_report(rows, out)
+    blocks.close()
+    write_page(text, stream.page_index(), blocks, page, [out / f for f in report.FIGURES])
     return text
 
 
-def _write_html(text: str, dirs: list[Path], out: Path, prices: dict[str, tuple[float, float]]) -> None:
-    """``report.html`` next to ``report.md``: the tables, the figures, every episode's conversation."""
-    from mtp_gym.eval.html import write_html
-    from mtp_gym.eval.report import FIGURES, load_runs
+Fact = tuple[str, Task, int, str]
 
-    records = load_runs(dirs, warn=lambda m: None, slim=False)
-    write_html(text, records, out / "report.html", [out / f for f in FIGURES], prices)
+
+def _facts_of(records: Sequence[Mapping[str, Any]]) -> Callable[[], Iterable[Fact]]:
+    """(agent, task, config id, outcome) of each record, read again on each call."""
+    return lambda: ((r["agent"], _task(r), r["config_id"], r["outcome"]) for r in records)
+
+
+def _trusted(facts: Callable[[], Iterable[Fact]], untrusted: Mapping[Task, Any]) -> Callable[[], Iterable[Fact]]:
+    return lambda: (f for f in facts() if f[1] not in untrusted)
 
 
 _CODE_REF_RE = re.compile(r"^([A-Za-z_][\w.]*):[A-Za-z_][\w.]*$")
@@ -127,22 +162,22 @@ def _task(record: Mapping[str, Any]) -> Task:
     return record["env_id"], record.get("level"), record.get("probe")
 
 
-def _wanted(records: Sequence[Mapping[str, Any]], kinds: Sequence[str], kind: str) -> dict[Task, set[int]]:
+def _wanted(facts: Callable[[], Iterable[Fact]], kinds: Sequence[str], kind: str) -> dict[Task, set[int]]:
     """The configurations of each task that the models played and baseline ``kind`` lacks (a
     baseline row beside a model's is then on every configuration of the model's, whatever else
     it covers: a person's one game beside an eval's split, say)."""
     from mtp_gym.agents import agent_kinds
 
-    have = {(_task(r), r["config_id"]) for r in records if r["agent"] == kind and r["outcome"] != "infra_error"}
+    have = {(task, config) for agent, task, config, outcome in facts() if agent == kind and outcome != "infra_error"}
     wanted: dict[Task, set[int]] = {}
-    for r in records:
-        if r["agent"] not in kinds and (_task(r), r["config_id"]) not in have and kind in agent_kinds(r["env_id"]):
-            wanted.setdefault(_task(r), set()).add(r["config_id"])
+    for agent, task, config, _ in facts():
+        if agent not in kinds and (task, config) not in have and kind in agent_kinds(task[0]):
+            wanted.setdefault(task, set()).add(config)
     return wanted
 
 
 def baseline_records(
-    records: Sequence[EpisodeRecord],
+    records: Sequence[Mapping[str, Any]] | Callable[[], Iterable[Fact]],
     env_kwargs: dict[Any, dict[str, Any]],
     out: Path,
     kinds: Sequence[str],
@@ -150,12 +185,15 @@ def baseline_records(
     warn: Warn = _stderr,
 ) -> list[EpisodeRecord]:
     """Random and oracle episodes (sample 0) on the configurations the models played that the
-    baseline lacks; one run directory per baseline and task (env, level, probe)."""
+    baseline lacks; one run directory per baseline and task (env, level, probe). ``records``: the
+    models' records, or a function giving (agent, task, config id, outcome) of each, each call."""
     from mtp_gym.eval.log import latest
+
+    facts = records if callable(records) else _facts_of(records)
 
     extra: list[EpisodeRecord] = []
     for kind in kinds:
-        wanted = _wanted(records, kinds, kind)
+        wanted = _wanted(facts, kinds, kind)
         for (env_id, level, probe), ids in sorted(wanted.items(), key=lambda kv: repr(kv[0])):
             # One directory under out/kind whatever a log names its probe (never a path of its own).
             name = "_".join(str(p) for p in (env_id, level and f"L{level}", probe) if p)

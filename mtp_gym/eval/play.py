@@ -127,5 +127,7 @@ def _player(cache: dict[tuple, Any], agent_config: AgentConfig, env_id: str, env
     """The (env, agent) pair of ``cache`` for this env and kwargs, built on first use."""
     key = (repr(agent_config), env_id, repr(sorted(env_kwargs.items())))
     if key not in cache:
-        cache[key] = (gym.make(env_id, **env_kwargs), agent_config.build(env_id))
+        # No PassiveEnvChecker: it scans the first observation of every env it wraps
+        # (Text.contains), and a run builds one env per in-flight episode.
+        cache[key] = (gym.make(env_id, disable_env_checker=True, **env_kwargs), agent_config.build(env_id))
     return cache[key]

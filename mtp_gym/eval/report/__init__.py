@@ -19,7 +19,9 @@ The package, by concern:
 * :mod:`.probes`: the query games' tables as numbers (levels, cells, probes, Tables 3, 7, 8);
 * :mod:`.tables`: tables as data (:class:`~.tables.Table`) and one renderer per format;
 * :mod:`.document`: the report's tables and notes, in order;
-* :mod:`.figures`: ``scores.png``, ``turns.png``, ``levels.png``.
+* :mod:`.figures`: ``scores.png``, ``turns.png``, ``levels.png``;
+* :mod:`.stream`: the report in one streamed pass over the logs (the tables' numbers and the
+  page's index of episodes, a few numbers per episode).
 
 :func:`write_report` writes ``report.md``, ``report.csv``, ``macro.csv`` and the figures;
 ``report.html`` is :func:`mtp_gym.eval.html.write_html`.

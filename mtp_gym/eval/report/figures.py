@@ -22,6 +22,8 @@ FIGURES = ("scores.png", "turns.png", "levels.png")
 #: Figures stay within this many pixels on a side, whatever the number of tasks and agents.
 MAX_PX = 2000
 DPI = 100
+#: Past this many episodes of one outcome, the turn figure draws one point per turn count.
+MAX_POINTS = 500
 
 
 def _pyplot() -> Any:
@@ -142,7 +144,8 @@ OUTCOME_MARKS = {
 def plot_turns(rows: list[Row], path: Path) -> tuple[int, int]:
     """Turns per episode, per task and agent: a box over the episodes that ended in a success or
     a failure, and every episode as a point marked by its outcome (timeouts and format errors
-    stand apart, never read as quick solves). Returns the size in pixels."""
+    stand apart, never read as quick solves); past :data:`MAX_POINTS` episodes of an outcome,
+    one point per turn count, larger for more episodes. Returns the size in pixels."""
     plt = _pyplot()
     agents = _agents(rows)
     tasks = sorted({r.task for r in rows}, key=task_order)
@@ -163,14 +166,19 @@ def plot_turns(rows: list[Row], path: Path) -> tuple[int, int]:
                 continue
             played = r.outcome_turns.get("success", []) + r.outcome_turns.get("failure", [])
             if played:
-                ax.boxplot([played], positions=[i], widths=0.6, showfliers=False, manage_ticks=False)
+                ax.boxplot([np.asarray(played)], positions=[i], widths=0.6, showfliers=False, manage_ticks=False)
             for outcome, turns in r.outcome_turns.items():
                 marker, colour, label = OUTCOME_MARKS.get(outcome, ("d", "black", outcome))
-                xs = i + jitter.uniform(-0.2, 0.2, len(turns))
+                if len(turns) <= MAX_POINTS:  # every episode a point
+                    ys, sizes = np.asarray(turns), np.full(len(turns), 8.0)
+                else:  # binned: one point per turn count, its area growing with the episodes
+                    ys, counts = np.unique(np.asarray(turns), return_counts=True)
+                    sizes = 8.0 * (1 + np.log2(counts))
+                xs = i + jitter.uniform(-0.2, 0.2, len(ys))
                 ax.scatter(
                     xs,
-                    turns,
-                    s=8,
+                    ys,
+                    s=sizes,
                     marker=marker,
                     color=colour,
                     alpha=0.6,

@@ -11,14 +11,14 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeGuard
 
 from mtp_gym.eval.log import CONFIG_NAME, HEAVY, LOG_NAME, LogScan, keep_latest, scan_episodes
 from mtp_gym.eval.record import EpisodeRecord, Task, task_of
 
-__all__ = ["FIELDS", "MAX_NAMED", "find_run_dirs", "load_runs", "record_problem", "run_env_kwargs"]
+__all__ = ["FIELDS", "MAX_NAMED", "find_run_dirs", "iter_runs", "load_runs", "record_problem", "run_env_kwargs"]
 
 #: Records named one per warning line per log file; the rest are counted in one summary line.
 MAX_NAMED = 20
@@ -127,30 +127,52 @@ def _read_config(d: Path) -> tuple[dict[str, Any] | None, str | None]:
     return config, None
 
 
-def _load_run(d: Path, config: dict[str, Any], slim: bool, say: Callable[[str], Any], kept: dict) -> None:
-    """Put the readable records of run ``d`` into ``kept`` (per agent and task, the latest per
-    configuration), as agent ``config``'s label; name what was skipped through ``say``."""
+def _run_records(d: Path, config: dict[str, Any], slim: bool, say: Callable[[str], Any]) -> Iterator[EpisodeRecord]:
+    """The readable records of run ``d`` in log order, streamed, as agent ``config``'s label
+    (every one, before :func:`~mtp_gym.eval.log.keep_latest`); once the log is read, what was
+    skipped is named through ``say``."""
     label = config["agent_config"]["agent"]
     envs = config.get("envs", {})
     scan = LogScan()
     bad: list[str] = []
+    skipped = 0
     for seen, r in enumerate(scan_episodes(d / LOG_NAME, scan), 1):
         problem = record_problem(r)
         if problem is not None:
-            bad.append(f"{d / LOG_NAME}:{seen + len(scan.skipped)}: skipped: {problem}")
+            skipped += 1
+            if len(bad) < MAX_NAMED:
+                bad.append(f"{d / LOG_NAME}:{seen + len(scan.skipped)}: skipped: {problem}")
             continue
         if slim:
             for key in HEAVY:
                 r.pop(key, None)
-        record = EpisodeRecord.from_json(r, envs.get(r["env_id"], {})).replace(agent=label)
-        keep_latest(kept.setdefault((label, record.level, record.probe), {}), record)
+        yield EpisodeRecord.from_json(r, envs.get(r["env_id"], {})).replace(agent=label)
     message = scan.warning(d / LOG_NAME)
     if message:
         say(message)
-    for line in bad[:MAX_NAMED]:
+    for line in bad:
         say(line)
-    if len(bad) > MAX_NAMED:
-        say(f"{d / LOG_NAME}: skipped {len(bad) - MAX_NAMED} more record(s) with a missing or wrong-typed field")
+    if skipped > MAX_NAMED:
+        say(f"{d / LOG_NAME}: skipped {skipped - MAX_NAMED} more record(s) with a missing or wrong-typed field")
+
+
+def iter_runs(
+    paths: Iterable[str | Path], warn: Any = None, slim: bool = True, exclude: Iterable[Path] = ()
+) -> Iterator[EpisodeRecord]:
+    """Every readable record of the run dirs at or under ``paths`` (but the run dirs in
+    ``exclude``), in log order, streamed: the one pass :func:`load_runs` and the streamed report
+    (:class:`~.stream.ReportStream`) read. No record is dropped as superseded here; what is
+    skipped is reported through ``warn`` (default: stderr) as :func:`load_runs` says."""
+    say = warn or (lambda m: print(f"warning: {m}", file=sys.stderr))
+    skip = set(exclude)
+    for d in find_run_dirs(paths):
+        if d in skip:
+            continue
+        config, why = _read_config(d)
+        if config is None:
+            say(why)
+            continue
+        yield from _run_records(d, config, slim, say)
 
 
 def load_runs(paths: Iterable[str | Path], warn: Any = None, slim: bool = True) -> list[EpisodeRecord]:
@@ -161,14 +183,9 @@ def load_runs(paths: Iterable[str | Path], warn: Any = None, slim: bool = True) 
     ``score: null``, ...), are skipped and reported through ``warn`` (default: stderr), one
     line per record naming the file, line and field (the first :data:`MAX_NAMED` of a file,
     then a count); so is a run whose ``config.json`` cannot be read."""
-    say = warn or (lambda m: print(f"warning: {m}", file=sys.stderr))
     kept: dict[tuple[Any, ...], dict[tuple[str, int, int], EpisodeRecord]] = {}
-    for d in find_run_dirs(paths):
-        config, why = _read_config(d)
-        if config is None:
-            say(why)
-            continue
-        _load_run(d, config, slim, say, kept)
+    for record in iter_runs(paths, warn, slim):
+        keep_latest(kept.setdefault((record.agent, record.level, record.probe), {}), record)
     return [r for recs in kept.values() for r in recs.values()]
 
 

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -30,6 +30,7 @@ __all__ = [
     "macro_rows",
     "pass_at_k",
     "parse_prices",
+    "rows_of",
     "success_means",
     "suite_of",
     "task_order",
@@ -37,6 +38,8 @@ __all__ = [
 ]
 
 BASELINES = ("random", "oracle")
+#: Resampled scores a bootstrap holds at once (8 bytes each, twice).
+BOOTSTRAP_CELLS = 1 << 21
 
 #: The columns of ``report.csv``: :class:`Row`'s numbers, in this order.
 COLUMNS = (
@@ -67,6 +70,28 @@ COLUMNS = (
     "pass_at_k",
     "mean_at_k",
 )
+
+
+class Scored(Protocol):
+    """What a row reads of one episode: an :class:`~mtp_gym.eval.record.EpisodeRecord`, or the
+    streamed report's compact episode (:class:`~.stream.ReportStream`)."""
+
+    @property
+    def config_id(self) -> int: ...
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def turns(self) -> int: ...
+    @property
+    def format_errors(self) -> int: ...
+    @property
+    def prompt_tokens(self) -> int | float: ...
+    @property
+    def completion_tokens(self) -> int | float: ...
+    @property
+    def probe_result(self) -> dict[str, Any] | None: ...
 
 
 @dataclass
@@ -155,7 +180,16 @@ def bootstrap_ci(scores: list[float], resamples: int = 2000, seed: int = 0) -> t
     if len(scores) < 2:
         return float("nan"), float("nan")
     x = np.asarray(scores, dtype=float)
-    means = x[np.random.default_rng(seed).integers(0, len(x), size=(resamples, len(x)))].mean(axis=1)
+    rng = np.random.default_rng(seed)
+    # The resamples drawn a few rows at a time (memory flat in the episodes): the generator's
+    # stream, hence every mean, is the same as one (resamples x n) draw.
+    step = max(1, BOOTSTRAP_CELLS // len(x))
+    means = np.concatenate(
+        [
+            x[rng.integers(0, len(x), size=(min(step, resamples - at), len(x)))].mean(axis=1)
+            for at in range(0, resamples, step)
+        ]
+    )
     lo, hi = np.quantile(means, [0.025, 0.975])
     return float(lo), float(hi)
 
@@ -178,14 +212,14 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
 
 
-def _per_config(recs: list[EpisodeRecord], value: Callable[[EpisodeRecord], float]) -> list[float]:
+def _per_config(recs: list[Scored], value: Callable[[Scored], float]) -> list[float]:
     by: dict[int, list[float]] = {}
     for r in recs:
         by.setdefault(r.config_id, []).append(value(r))
     return [sum(v) / len(v) for v in by.values()]
 
 
-def _probe_record(record: EpisodeRecord) -> dict[str, Any]:
+def _probe_record(record: Scored) -> dict[str, Any]:
     """What the probe tables read of one scored episode under a probe."""
     figures = record.probe_result
     return {
@@ -196,15 +230,15 @@ def _probe_record(record: EpisodeRecord) -> dict[str, Any]:
     }
 
 
-def _score(r: EpisodeRecord) -> float:
+def _score(r: Scored) -> float:
     return float(r.score or 0.0)
 
 
-def _share(recs: list[EpisodeRecord], outcome: str) -> float:
+def _share(recs: list[Scored], outcome: str) -> float:
     return sum(r.outcome == outcome for r in recs) / len(recs) if recs else float("nan")
 
 
-def _intervals(recs: list[EpisodeRecord], k: int, wins: int) -> tuple[tuple[float, float], tuple[float, float]]:
+def _intervals(recs: list[Scored], k: int, wins: int) -> tuple[tuple[float, float], tuple[float, float]]:
     """The score and success intervals: episodes resampled, or configurations when ``k`` > 1
     (episodes of one configuration are not independent)."""
     if k > 1:
@@ -215,20 +249,20 @@ def _intervals(recs: list[EpisodeRecord], k: int, wins: int) -> tuple[tuple[floa
     return bootstrap_ci([_score(r) for r in recs]), wilson_ci(wins, len(recs))
 
 
-def _cost(recs: list[EpisodeRecord], price: tuple[float, float] | None) -> float | None:
+def _cost(recs: list[Scored], price: tuple[float, float] | None) -> float | None:
     if price is None:
         return None
     return sum(r.prompt_tokens * price[0] + r.completion_tokens * price[1] for r in recs) / 1e6
 
 
-def _row(task: tuple[str, str, int | None, str | None], group: list[EpisodeRecord], price: Any) -> Row:
+def _row(task: tuple[str, str, int | None, str | None], group: list[Scored], price: Any) -> Row:
     """The :class:`Row` of one agent's episodes on one task."""
     env, agent, level, probe = task
     recs = [r for r in group if r.outcome != "infra_error"]
     n = len(recs)
     wins = [r.turns for r in recs if r.outcome == "success"]
     success, turns_success = len(wins) / n if n else float("nan"), mean(wins)
-    per_config: dict[int, list[EpisodeRecord]] = {}
+    per_config: dict[int, list[Scored]] = {}
     for r in recs:
         per_config.setdefault(r.config_id, []).append(r)
     k = min((len(v) for v in per_config.values()), default=1)
@@ -277,11 +311,20 @@ def compute_rows(
     """One :class:`Row` per (task, agent): models first, then random, then oracle. ``records``
     are :class:`~mtp_gym.eval.record.EpisodeRecord`\\ s (:func:`~.load.load_runs`) or mappings in
     the record's JSON form."""
-    prices = prices or {}
-    groups: dict[tuple[str, str, int | None, str | None], list[EpisodeRecord]] = {}
+    groups: dict[tuple[str, str, int | None, str | None], list[Scored]] = {}
     for r in map(EpisodeRecord.from_json, records):
         groups.setdefault((r.env_id, r.agent, r.level, r.probe), []).append(r)
-    rows = [_row(task, recs, prices.get(task[1])) for task, recs in groups.items()]
+    return rows_of(groups.items(), prices)
+
+
+def rows_of(
+    groups: Iterable[tuple[tuple[str, str, int | None, str | None], Sequence[Scored]]],
+    prices: dict[str, tuple[float, float]] | None = None,
+) -> list[Row]:
+    """The rows of ``groups`` ((env, agent, level, probe), its episodes in log order), in report
+    order (see :func:`compute_rows`); each group is read once, so it may be built on demand."""
+    prices = prices or {}
+    rows = [_row(task, list(recs), prices.get(task[1])) for task, recs in groups]
     order = agent_order()
     rows.sort(key=lambda r: (r.env, r.level or 0, r.probe or "", order(r.agent), r.agent))
     return rows

@@ -1,0 +1,183 @@
+"""The harness at scale: fail-fast only when the endpoint was never reached, a dead endpoint
+stopped in seconds (one line), a server still starting kept, resume memory without transcripts,
+the progress bar's running sums (issues 28 and 29)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+
+import pytest
+from fake_endpoint import LatencyEndpoint
+
+from mtp_gym.agents.llm import async_endpoint
+from mtp_gym.agents.llm.endpoint import Unreachable, error_text
+from mtp_gym.eval import backends
+from mtp_gym.eval.harness import AgentConfig, EndpointDown, _Done, _Progress, run_eval
+from mtp_gym.eval.log import LOG_NAME, RunLog, read_episodes
+
+HN = "MTP/HiddenNumber-v0"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_empty_error_text_names_the_error_type():
+    assert error_text(asyncio.TimeoutError()) == "TimeoutError"
+    assert error_text(OSError(111, "Connection refused")) == "[Errno 111] Connection refused"
+
+
+def test_connect_timeouts_among_thousands_in_flight_do_not_stop_a_served_run(tmp_path, monkeypatch):
+    """512 in flight; the first 24 connections time out (once the server has answered other
+    requests: the endpoint is up, as when a backlog overflows) and their episodes end first, as
+    ``infra_error``. The old rule (the first 3 finished episodes found no endpoint) stopped
+    such a run."""
+    connect = async_endpoint.AsyncConnection._connect
+    failed = []
+
+    async def times_out_first(self: async_endpoint.AsyncConnection, deadline: float) -> None:
+        if len(failed) < 24:
+            failed.append(time.monotonic())
+            give_up = time.monotonic() + 30
+            while (await asyncio.to_thread(ep.stats))["served"] == 0 and time.monotonic() < give_up:
+                await asyncio.sleep(0.05)
+            raise Unreachable(f"cannot connect to {self.sync.host}:{self.sync.port}: {error_text(TimeoutError())}")
+        await connect(self, deadline)
+
+    monkeypatch.setattr(async_endpoint.AsyncConnection, "_connect", times_out_first)
+    with LatencyEndpoint(0.5) as ep:
+        config = AgentConfig("openai:m", {"base_url": ep.url, "max_retries": 0})
+        log = run_eval(
+            [HN], config, tmp_path, workers=512, env_kwargs={HN: {"configs_per_level": 128}}, samples=8, progress=False
+        )
+        served = ep.stats()["served"]
+    recs = read_episodes(log.path)[0]
+    assert len(recs) == 1024  # the run went to its end
+    infra = [r for r in recs if r["outcome"] == "infra_error"]
+    assert 0 < len(infra) <= 24 and all("TimeoutError" in r["error"] for r in infra)
+    assert all(r["outcome"] in ("infra_error", "failure", "success") for r in recs[:3])
+    assert [r["outcome"] for r in recs[:3]] == ["infra_error"] * 3  # what used to stop the run
+    assert served == 4 * (1024 - len(infra))
+
+
+def test_a_refused_port_stops_the_run_in_seconds_with_one_line(tmp_path):
+    """Default retries (about 47 s per episode before it gives up): the run used to take 3
+    episodes of them (137 s); the event loop's own connection attempts stop it."""
+    config = AgentConfig("openai:m", {"base_url": f"http://127.0.0.1:{_free_port()}/v1"})
+    start = time.monotonic()
+    with pytest.raises(EndpointDown) as err:
+        run_eval([HN], config, tmp_path, workers=4, progress=False)
+    assert time.monotonic() - start < 60
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"no endpoint reached in {backends.ENDPOINT_WAIT:g} s")
+    assert "Connect call failed" in message or "refused" in message
+    assert "Check --base-url" in message and str(tmp_path) in message
+    # nothing finished, nothing logged: re-running plays every episode
+    assert read_episodes(tmp_path / LOG_NAME)[0] == []
+
+
+def test_an_unresolvable_host_stops_the_run_in_seconds(tmp_path):
+    config = AgentConfig("openai:m", {"base_url": "http://no-such-host.invalid/v1"})
+    start = time.monotonic()
+    with pytest.raises(EndpointDown, match="no endpoint reached in .*no-such-host.invalid"):
+        run_eval([HN], config, tmp_path, workers=2, split="4", progress=False)
+    assert time.monotonic() - start < 60
+
+
+def test_a_dead_endpoint_without_retries_still_stops_after_three_episodes(tmp_path):
+    config = AgentConfig("openai:m", {"base_url": f"http://127.0.0.1:{_free_port()}/v1", "max_retries": 0})
+    with pytest.raises(EndpointDown, match="^the first 3 episodes found no endpoint: endpoint unreachable") as err:
+        run_eval([HN], config, tmp_path, workers=1, split="20", progress=False)
+    assert "\n" not in str(err.value)
+    assert [r["outcome"] for r in read_episodes(tmp_path / LOG_NAME)[0]] == ["infra_error"] * 3
+
+
+def test_a_server_that_starts_after_a_few_seconds_keeps_the_run(tmp_path):
+    port = _free_port()
+    box: dict = {}
+
+    def start_later() -> None:
+        time.sleep(3)
+        box["ep"] = LatencyEndpoint(0.05, port=port).__enter__()
+
+    starter = threading.Thread(target=start_later)
+    starter.start()
+    try:
+        config = AgentConfig("openai:m", {"base_url": f"http://127.0.0.1:{port}/v1", "backoff": 0.5})
+        log = run_eval([HN], config, tmp_path, workers=8, split="16", progress=False)
+    finally:
+        starter.join()
+        box["ep"].__exit__(None, None, None)
+    recs = read_episodes(log.path)[0]
+    assert len(recs) == 16 and {r["outcome"] for r in recs} <= {"success", "failure"}
+
+
+def test_the_watch_stops_once_a_connection_is_made():
+    with LatencyEndpoint(0.05) as ep:
+        connections = backends.endpoint_connections(AgentConfig("openai:m", {"base_url": ep.url}), HN)
+        start = time.monotonic()
+        asyncio.run(backends.watch_endpoint(connections, wait=30))
+    assert time.monotonic() - start < 5
+
+
+def _line(config_id: int, outcome: str = "success", score: float = 1.0, tokens: int = 5) -> bytes:
+    record = {
+        "agent": "oracle",
+        "env_id": HN,
+        "config_id": config_id,
+        "sample": 0,
+        "outcome": outcome,
+        "score": score,
+        "prompt_tokens": tokens,
+        "completion_tokens": 1,
+        "error": None,
+        "actors": [],
+        "transcript": [{"role": "user", "content": "x" * 2000}],
+        "hidden": {"secret": 3},
+    }
+    return json.dumps(record, separators=(",", ":")).encode() + b"\n"
+
+
+def test_resume_reads_no_transcript_and_keeps_the_latest_record_rule(tmp_path, monkeypatch):
+    path = tmp_path / LOG_NAME
+    lines = [_line(i, score=i / 10) for i in range(6)]
+    lines += [_line(6, "infra_error", None), _line(1, "infra_error", None)]  # a real record wins over a later infra
+    lines += [b'{"env_id":"' + HN.encode() + b'","config_id":7,"outcome":"success","score":0.5}\n']  # no transcript
+    lines += [_line(2, score=0.9)]  # a replay: the latest real record wins
+    path.write_bytes(b"".join(lines))
+    parsed = []
+    loads = json.loads
+    monkeypatch.setattr(json, "loads", lambda data, *a, **k: parsed.append(len(data)) or loads(data, *a, **k))
+    log = RunLog(tmp_path, {"agent": "oracle"}, {HN: {}})
+    monkeypatch.undo()
+    assert max(parsed) < 400  # the 2 KB transcripts were never parsed
+    assert log.done() == {(HN, i, 0) for i in (0, 1, 2, 3, 4, 5, 7)}
+    assert log.finished((HN, 6, 0)) is None and log.infra_errors == 1
+    assert log.finished((HN, 2, 0))[:3] == (False, 0.9, 6) and log.finished((HN, 7, 0))[:3] == (False, 0.5, 0)
+    # the records are still there for whoever asks: the kept line of each episode, read from the log
+    records = log.records
+    assert len(records) == 8 and len(list(records)) == 8
+    assert {r.key: r.score for r in records} == {(HN, i, 0): s for i, s in [(0, 0.0), (1, 0.1), (2, 0.9), (3, 0.3),
+        (4, 0.4), (5, 0.5), (6, None), (7, 0.5)]}  # fmt: skip
+    assert all(r.transcript == [] and r.hidden is None for r in records)
+    (two,) = [r for r in records if r.key == (HN, 2, 0)]
+    log.append(two.replace(score=0.25))  # a later line of the same episode wins
+    assert [r.score for r in log.records if r.key == (HN, 2, 0)] == [0.25] and len(log.records) == 8
+    log.close()
+
+
+def test_the_progress_sums_are_running_sums():
+    done = _Done()
+    for score, tokens in ((1.0, 3), (0.0, 2), (None, 4)):
+        done.add(score, tokens)
+    bar = _Progress(10, done, "x", enabled=False)
+    assert (done.count, bar.scored, bar.score_sum, bar.tokens) == (3, 2, 1.0, 9)
+    bar.update({"outcome": "success", "score": 0.5, "prompt_tokens": 1, "completion_tokens": 1})
+    bar.update({"outcome": "infra_error", "score": None, "prompt_tokens": 0, "completion_tokens": 0})
+    assert (bar.scored, bar.score_sum, bar.tokens, bar.infra) == (3, 1.5, 11, 1)
