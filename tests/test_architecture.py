@@ -62,11 +62,12 @@ SOURCES = {
 
 #: Heavy optional dependencies and the only modules allowed to import them (their extras).
 OPTIONAL = {
-    "torch": ("mtp_gym.agents.llm.hf_agent",),
+    "torch": ("mtp_gym.agents.llm.hf_agent", "mtp_gym.integrations.trl"),
+    "trl": ("mtp_gym.integrations.trl",),
     "stable_baselines3": ("mtp_gym.agents.sb3_agent",),
     "sb3_contrib": ("mtp_gym.agents.sb3_agent",),
     "transformers": ("mtp_gym.agents.llm.hf_agent",),
-    "datasets": ("mtp_gym.rollout",),
+    "datasets": ("mtp_gym.rollout", "mtp_gym.integrations.trl"),
     "ray": ("mtp_gym.eval.backends",),
     "inspect_ai": ("mtp_gym.integrations.inspect_tasks",),
     "verifiers": ("mtp_gym.integrations.verifiers_env",),

@@ -73,13 +73,24 @@ def _chat(messages: list[dict[str, str]]) -> list[ChatMessage]:
 
 
 def _dataset(
-    env_id: str, env_kwargs: dict[str, Any], split: str | int, chat: ChatSettings, configs: str
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    split: str | int,
+    chat: ChatSettings,
+    configs: str,
+    epochs: int = 1,
+    seed: int | None = None,
 ) -> MemoryDataset:
+    """A sample per configuration (its input: sample 0's first message), with the reset seed of
+    each of its ``epochs`` (:func:`~mtp_gym.integrations.session.draws`: generated
+    configurations are never benchmark ones)."""
     session = EnvSession(env_id, env_kwargs, chat)
     samples = []
-    for draw in draws(env_id, env_kwargs, split, configs=configs):  # sample 0 of each configuration
+    every = draws(env_id, env_kwargs, split, epochs, seed, configs)
+    for draw in every[::epochs]:  # sample 0 of each configuration
         session.start_draw(draw)
-        metadata = {"config_id": draw.config_id, "index": draw.index}
+        seeds = [d.seed for d in every if d.index == draw.index]
+        metadata = {"config_id": draw.config_id, "index": draw.index, "seeds": seeds}
         sample_id = draw.index if draw.config_id is not None else draw.name  # generated: "g3"
         samples.append(Sample(input=_chat(session.messages), id=sample_id, metadata=metadata))
     session.close()
@@ -104,7 +115,9 @@ def mtp_play(
         session = EnvSession(env_id, env_kwargs, chat)
         try:
             meta = state.metadata
-            session.start(meta["config_id"], episode_seed(meta["index"], state.epoch - 1, seed))
+            k = state.epoch - 1  # past the task's samples (`--epochs` above them): the harness's seeds
+            seeds = meta.get("seeds", [])
+            session.start(meta["config_id"], seeds[k] if k < len(seeds) else episode_seed(meta["index"], k, seed))
             log = _chat(session.messages)  # the whole episode, for the log
             overflow = False
             while not session.done:
@@ -167,9 +180,8 @@ def mtp_task(
     env_id = env_id_of(env)
     chat = ChatSettings(prompt_style, system_prompt, max_history)
     kwargs = source_kwargs(env_kwargs, configs)
-    draws(env_id, kwargs, split, samples, seed, configs)  # bad arguments fail here, named
     return Task(
-        dataset=_dataset(env_id, kwargs, split, chat, configs),
+        dataset=_dataset(env_id, kwargs, split, chat, configs, samples, seed),  # bad arguments fail here, named
         solver=mtp_play(env_id, kwargs, max_history, prompt_style, system_prompt, seed),
         scorer=mtp_env_score(),
         epochs=samples,

@@ -193,6 +193,7 @@ _COMMON = {
     "max_turns": _int(1, 1000, optional=True),
     "configs": _choice("benchmark", "generated", optional=True),
     "max_format_errors": _int(1, 100),
+    "info_secret": _bool(),
 }
 _SEED = {"seed": _int(0, 2**32 - 1)}
 #: The env kwargs a client may pass, per entry point (every other kwarg of the env is refused:

@@ -17,15 +17,19 @@ generated configurations for training), so every adapter replays what ``mtp-gym 
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from mtp_gym import ENV_IDS, puzzle_info
 from mtp_gym.agents.llm.prompts import PROMPT_STYLES, get_prompt_style
+from mtp_gym.core import check_int
 from mtp_gym.episode import EpisodeResult, public_info
 from mtp_gym.eval.record import EpisodeRecord, episode_record
 from mtp_gym.eval.splits import benchmark_subset, episode_seed
@@ -157,8 +161,8 @@ def draws(
     configs: str = "benchmark",
 ) -> list[Draw]:
     """The episodes ``mtp-gym eval --split SPLIT --samples K --seed S`` plays (``configs="benchmark"``),
-    in its order; or, for training, ``split`` (an int N) configurations generated from seeds
-    ``episode_seed(i, sample, seed)``, i < N, that are not the benchmark split's."""
+    in its order; or, for training, ``split`` (an int N) times ``samples`` generated configurations
+    none of which is a configuration of the benchmark split (:func:`generated_seeds` from ``seed``)."""
     _check_source(configs)
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
         raise ValueError(f"samples must be a positive int, got {samples!r}")
@@ -170,7 +174,81 @@ def draws(
     n = int(split) if isinstance(split, int) or (isinstance(split, str) and split.isdigit()) else 0
     if isinstance(split, bool) or n < 1:
         raise ValueError(f"split: configs='generated' needs a positive int (how many to generate), got {split!r}")
-    return [Draw(None, i, k, episode_seed(i, k, seed)) for i in range(n) for k in range(samples)]
+    seeds = generated_seeds(env_id, n * samples, env_kwargs, seed or 0)
+    return [Draw(None, i, k, seeds[i * samples + k]) for i in range(n) for k in range(samples)]
+
+
+#: Consecutive generated configurations that all coincide with the benchmark before
+#: :func:`generated_seeds` gives up (the kwargs leave nothing outside the benchmark split).
+MAX_COINCIDING = 2000
+
+
+def _canonical(value: Any) -> Any:
+    """A JSON-able form of ``info["hidden"]`` that is equal exactly when the values are."""
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, set | frozenset):
+        return sorted((_canonical(v) for v in value), key=repr)
+    if isinstance(value, list | tuple):
+        return [_canonical(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return repr(value)
+
+
+def _puzzle_key(obs: str, info: dict[str, Any]) -> str:
+    """What a configuration is: the env's first message and its secret."""
+    return obs + "\x00" + json.dumps(_canonical(info.get("hidden")), sort_keys=True)
+
+
+def without_configs(env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in env_kwargs.items() if k != "configs"}
+
+
+def generated_seeds(env_id: str, n: int, env_kwargs: Mapping[str, Any] | None = None, seed: int = 0) -> list[int]:
+    """``n`` reset seeds of generated configurations (``configs="generated"``) none of which is a
+    configuration of the benchmark split of the same kwargs (same first message and same
+    secret, ``info["hidden"]``). Candidate ``i`` is the first word of
+    ``SeedSequence([seed, i])``; a candidate that coincides is skipped. Two seeds may still
+    draw the same generated configuration when the kwargs allow few. A ``ValueError`` when
+    :data:`MAX_COINCIDING` candidates in a row coincide (e.g. Hidden Number at difficulty 1:
+    four numbers, all in the benchmark split)."""
+    check_int("n", n)
+    env_id = env_id_of(env_id)
+    kwargs = without_configs(env_kwargs or {})
+    bench = gym.make(env_id, disable_env_checker=True, **kwargs)
+    taken: set[str] = set()
+    try:
+        count = int(getattr(bench.unwrapped, "num_configs", 0))
+        for c in range(count):
+            taken.add(_puzzle_key(*bench.reset(seed=c, options={"config_id": c})))
+    finally:
+        bench.close()
+    env = gym.make(env_id, disable_env_checker=True, **{**kwargs, "configs": "generated"})
+    seeds: list[int] = []
+    coinciding, i = 0, 0
+    try:
+        while len(seeds) < n:
+            s = int(np.random.SeedSequence([seed, i]).generate_state(1)[0])
+            i += 1
+            if _puzzle_key(*env.reset(seed=s)) in taken:
+                coinciding += 1
+                if coinciding >= MAX_COINCIDING:
+                    raise ValueError(
+                        f"generated_seeds: {MAX_COINCIDING} generated configurations of {env_id} with "
+                        f"env_kwargs={kwargs} in a row are all benchmark configurations; these kwargs leave "
+                        "nothing to train on outside the benchmark split (pick a harder level)"
+                    )
+                continue
+            coinciding = 0
+            seeds.append(s)
+    finally:
+        env.close()
+    return seeds
 
 
 @dataclass

@@ -65,11 +65,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from mtp_gym.core import check_int
-from mtp_gym.integrations.session import ChatSettings, EnvSession, configurations, env_id_of
+from mtp_gym.integrations.session import (
+    ChatSettings,
+    EnvSession,
+    configurations,
+    env_id_of,
+    generated_seeds,
+    without_configs,
+)
 
 __all__ = [
     "REWARD_FUNCS",
@@ -85,12 +91,10 @@ __all__ = [
     "valid_share",
 ]
 
+
 #: The start of the system message that names a row's task in its ``prompt``.
 TASK_TAG = "mtp-gym task: "
 SPLIT_ROLES = ("train", "eval")
-#: Consecutive generated configurations that all coincide with the benchmark before
-#: :func:`generated_seeds` gives up (the kwargs leave nothing outside the benchmark split).
-MAX_COINCIDING = 2000
 
 
 # ------------------------------------------------------------------------------------ tasks
@@ -142,74 +146,6 @@ class Task:
         return session.start(config_id=self.config_id, seed=self.seed)
 
 
-def _canonical(value: Any) -> Any:
-    """A JSON-able form of ``info["hidden"]`` that is equal exactly when the values are."""
-    if isinstance(value, Mapping):
-        return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
-    if isinstance(value, set | frozenset):
-        return sorted((_canonical(v) for v in value), key=repr)
-    if isinstance(value, list | tuple):
-        return [_canonical(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return repr(value)
-
-
-def _puzzle_key(obs: str, info: dict[str, Any]) -> str:
-    """What a configuration is: the env's first message and its secret."""
-    return obs + "\x00" + json.dumps(_canonical(info.get("hidden")), sort_keys=True)
-
-
-def _without_configs(env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in env_kwargs.items() if k != "configs"}
-
-
-def generated_seeds(env_id: str, n: int, env_kwargs: Mapping[str, Any] | None = None, seed: int = 0) -> list[int]:
-    """``n`` reset seeds of generated configurations (``configs="generated"``) none of which is a
-    configuration of the benchmark split of the same kwargs (same first message and same
-    secret, ``info["hidden"]``). Candidate ``i`` is the first word of
-    ``SeedSequence([seed, i])``; a candidate that coincides is skipped. Two seeds may still
-    draw the same generated configuration when the kwargs allow few. A ``ValueError`` when
-    :data:`MAX_COINCIDING` candidates in a row coincide (e.g. Hidden Number at difficulty 1:
-    four numbers, all in the benchmark split)."""
-    check_int("n", n)
-    env_id = env_id_of(env_id)
-    kwargs = _without_configs(env_kwargs or {})
-    bench = gym.make(env_id, disable_env_checker=True, **kwargs)
-    taken: set[str] = set()
-    try:
-        count = int(getattr(bench.unwrapped, "num_configs", 0))
-        for c in range(count):
-            taken.add(_puzzle_key(*bench.reset(seed=c, options={"config_id": c})))
-    finally:
-        bench.close()
-    env = gym.make(env_id, disable_env_checker=True, **{**kwargs, "configs": "generated"})
-    seeds: list[int] = []
-    coinciding, i = 0, 0
-    try:
-        while len(seeds) < n:
-            s = int(np.random.SeedSequence([seed, i]).generate_state(1)[0])
-            i += 1
-            if _puzzle_key(*env.reset(seed=s)) in taken:
-                coinciding += 1
-                if coinciding >= MAX_COINCIDING:
-                    raise ValueError(
-                        f"generated_seeds: {MAX_COINCIDING} generated configurations of {env_id} with "
-                        f"env_kwargs={kwargs} in a row are all benchmark configurations; these kwargs leave "
-                        "nothing to train on outside the benchmark split (pick a harder level)"
-                    )
-                continue
-            coinciding = 0
-            seeds.append(s)
-    finally:
-        env.close()
-    return seeds
-
-
 def task_rows(
     env_id: str,
     split: str = "train",
@@ -229,7 +165,7 @@ def task_rows(
             ``configs="generated"`` is added.
     """
     env_id = env_id_of(env_id)
-    kwargs = _without_configs(env_kwargs or {})
+    kwargs = without_configs(env_kwargs or {})
     if split == "train":
         if size is None:
             raise ValueError("task_rows: split='train' needs size (how many generated configurations)")

@@ -36,9 +36,11 @@ network: rollouts run offline. ``--env.player.*`` changes the seat.
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import verifiers.v1 as vf
@@ -129,9 +131,14 @@ class _HostPython:
 
     async def prepare_uv_script(self, script: str | bytes, env: dict[str, str] | None = None, **_: Any) -> list[str]:
         data = script.encode() if isinstance(script, str) else script
-        path = f"{tempfile.gettempdir()}/mtp-gym-vf-{hashlib.sha256(data).hexdigest()[:16]}.py"
-        await self._runtime.write(path, data)
-        return [sys.executable, path]
+        path = Path(tempfile.gettempdir()) / f"mtp-gym-vf-{hashlib.sha256(data).hexdigest()[:16]}.py"
+        if not path.exists():
+            # Named by its content and moved into place whole: concurrent rollouts (and runs) share
+            # it, and none may start a Python on a file another is still writing.
+            with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, delete=False) as part:
+                part.write(data)
+            os.replace(part.name, path)
+        return [sys.executable, str(path)]
 
 
 class LocalChatHarness(NullHarness):
