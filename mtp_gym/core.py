@@ -120,6 +120,7 @@ __all__ = [
     "PuzzleInfo",
     "FormatRestated",
     "FrozenInfo",
+    "thaw",
     "InvalidAction",
     "Reply",
     "TextPuzzleEnv",
@@ -217,11 +218,11 @@ class FrozenInfo(Mapping[str, Any]):
         """``data`` is copied all the way down, unless it is ``fresh`` (made for this mapping
         alone, as ``_hidden()`` makes its dict on every call: then only its top level is)."""
         items = (data or {}).items()
-        self._data: dict[str, Any] = dict(items) if fresh else {k: _thaw(v) for k, v in items}
+        self._data: dict[str, Any] = dict(items) if fresh else {k: thaw(v) for k, v in items}
 
     def __getitem__(self, key: str) -> Any:
         value = self._data[key]
-        return value if isinstance(value, (str, int, float, type(None))) else _thaw(value)
+        return value if isinstance(value, (str, int, float, type(None))) else thaw(value)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._data)
@@ -245,22 +246,22 @@ class FrozenInfo(Mapping[str, Any]):
         return (FrozenInfo, (self._data,))
 
 
-def _thaw(value: Any) -> Any:
+def thaw(value: Any) -> Any:
     """A copy of ``value`` that shares nothing mutable: new dicts, lists and sets; a hashable
     tuple (immutable all the way down) is shared as it is."""
     if isinstance(value, (str, int, float)) or value is None:
         return value
     if isinstance(value, Mapping):
-        return {k: _thaw(v) for k, v in value.items()}
+        return {k: thaw(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_thaw(v) for v in value]
+        return [thaw(v) for v in value]
     if isinstance(value, set):
         return set(value)  # set members are hashable, hence immutable
     if isinstance(value, tuple):
         try:
             hash(value)
         except TypeError:  # holds a list, dict or set
-            return tuple(_thaw(v) for v in value)
+            return tuple(thaw(v) for v in value)
     return value
 
 

@@ -385,10 +385,10 @@ def test_sample_consistent_returns_only_consistent_states(env_id):
 def test_public_view_shares_nothing_mutable():
     """``info["game"]["public"]`` is a fresh copy: hashable tuples are shared (immutable),
     lists, dicts and sets are new on every call."""
-    from mtp_gym.games.base import _plain
+    from mtp_gym.core import thaw
 
     data = {"edges": ((1, 2), (2, 3)), "lists": [1, [2, 3]], "mixed": ([1], 2), "set": {1, 2}}
-    copy = _plain(data)
+    copy = thaw(data)
     assert copy == data and copy is not data
     assert copy["edges"] is data["edges"]
     assert copy["lists"] is not data["lists"] and copy["lists"][1] is not data["lists"][1]

@@ -50,7 +50,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mtp_gym.core import InvalidAction, check_choice, single
+from mtp_gym.core import InvalidAction, check_choice, single, thaw
 from mtp_gym.games.domains import Story
 from mtp_gym.parsing import find_tags, ints
 
@@ -481,7 +481,7 @@ class Game(abc.ABC):
             "structure": self.structure,
             "inference": self.inference,
             "level": self.level,
-            "public": _plain(self.public),
+            "public": thaw(self.public),
         }
 
 
@@ -526,20 +526,3 @@ def _benchmark_draw(cls: type[Game], level: int, index: int) -> tuple[dict[str, 
     """The public part and hidden state of a benchmark configuration (treat as read-only)."""
     game = cls.generate(level, config_rng(cls.name, level, index))
     return game.public, game.hidden
-
-
-def _plain(value: Any) -> Any:
-    """A copy of public data that shares nothing mutable: new dicts, lists and sets on every
-    call; a hashable tuple (immutable all the way down) is shared as it is."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, set):
-        return set(value)  # set members are hashable, hence immutable
-    if isinstance(value, tuple):
-        try:
-            hash(value)
-        except TypeError:  # holds a list, dict or set
-            return tuple(_plain(v) for v in value)
-    return value

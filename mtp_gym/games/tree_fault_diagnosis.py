@@ -47,6 +47,7 @@ from mtp_gym.games.trees import (
     TREE_WORDS,
     ShownTreeGame,
     children_of,
+    convolve_counts,
     grafted_tree,
     leaves_of,
     nodes_of,
@@ -74,17 +75,6 @@ def _eligible(parents: tuple[int, ...], covered_leaves: tuple[int, ...]) -> int:
     return sum(1 << v for v in nodes_of(parents) if v != 1 and masks[v] & leaf_mask & ~dark == 0)
 
 
-def _convolve(a: list[int], b: list[int]) -> list[int]:
-    """The product of two count polynomials, cut to ``len(a)`` terms (zero terms skipped)."""
-    n = len(a)
-    out = [0] * n
-    for i, x in enumerate(a):
-        if x:
-            for j in range(n - i):
-                out[i + j] += x * b[j]
-    return out
-
-
 class _Ways:
     """Counts of the explanations below each {node}, for counting and uniform sampling.
 
@@ -106,7 +96,7 @@ class _Ways:
         for v in reversed(order_of(parents)):
             suffix = [none]
             for c in reversed(self.kids[v]):
-                suffix.append(_convolve(self.own[c], suffix[-1]))
+                suffix.append(convolve_counts(self.own[c], suffix[-1]))
             self.rest[v] = suffix[::-1]
             ways = suffix[-1] if self.kids[v] else ([0] * (k + 1) if dark >> v & 1 else none)
             if self.ok >> v & 1:

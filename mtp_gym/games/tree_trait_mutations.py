@@ -45,6 +45,7 @@ from mtp_gym.games.trees import (
     TREE_WORDS,
     ShownTreeGame,
     children_of,
+    convolve_counts,
     grafted_tree,
     leaves_of,
     nodes_of,
@@ -65,17 +66,6 @@ def trait_mask(parents: tuple[int, ...], marked: tuple[int, ...]) -> int:
 
 def _shift(poly: list[int], by: int) -> list[int]:
     return ([0] * by + poly)[: len(poly)]
-
-
-def _convolve(a: list[int], b: list[int]) -> list[int]:
-    """The product of two count polynomials, cut to ``len(a)`` terms (zero terms skipped)."""
-    n = len(a)
-    out = [0] * n
-    for i, x in enumerate(a):
-        if x:
-            for j in range(n - i):
-                out[i + j] += x * b[j]
-    return out
 
 
 class _Ways:
@@ -110,7 +100,7 @@ class _Ways:
                 polys = [self._child_poly(c, t) for c in self.kids[v]]
                 suffix = [none]
                 for poly in reversed(polys):
-                    suffix.append(_convolve(poly, suffix[-1]))
+                    suffix.append(convolve_counts(poly, suffix[-1]))
                 own.append(suffix[-1])
                 child.append(polys)
                 rest.append(suffix[::-1])

@@ -31,6 +31,7 @@ __all__ = [
     "render_tree",
     "nodes_of",
     "ShownTreeGame",
+    "convolve_counts",
 ]
 
 
@@ -212,3 +213,14 @@ class ShownTreeGame(Game):
 
     def rules_fields(self) -> dict[str, Any]:
         return {"tree_text": render_tree(self.parents)}
+
+
+def convolve_counts(a: list[int], b: list[int]) -> list[int]:
+    """The product of two count polynomials, cut to ``len(a)`` terms (zero terms skipped)."""
+    n = len(a)
+    out = [0] * n
+    for i, x in enumerate(a):
+        if x:
+            for j in range(n - i):
+                out[i + j] += x * b[j]
+    return out
