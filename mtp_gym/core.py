@@ -200,6 +200,13 @@ class PuzzleInfo:
         """Sort key of the panel (the order of :data:`PAPERS`)."""
         return PAPERS.index(self.paper)
 
+    def styled(self, env_kwargs: Mapping[str, Any], prompt_style: str | None) -> dict[str, Any]:
+        """``env_kwargs`` plus the env's own variant of a model's ``prompt_style`` where the paper
+        has one (TurnBench's Answer-Only and CoT prompts); an explicit ``prompt_style`` kwarg wins."""
+        if prompt_style in self.prompt_styles:
+            return {"prompt_style": prompt_style, **env_kwargs}
+        return dict(env_kwargs)
+
 
 class FrozenInfo(Mapping[str, Any]):
     """A read-only mapping for the parts of ``info`` that do not change within an episode

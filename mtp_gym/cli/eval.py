@@ -189,9 +189,7 @@ def styled_env_kwargs(env_id: str, env_kwargs: dict[str, Any], spec: str, style:
     from mtp_gym import puzzle_info
     from mtp_gym.agents.base import is_model_spec
 
-    if is_model_spec(spec) and style in puzzle_info(env_id).prompt_styles:
-        return {"prompt_style": style, **env_kwargs}
-    return env_kwargs
+    return puzzle_info(env_id).styled(env_kwargs, style) if is_model_spec(spec) else env_kwargs
 
 
 @dataclass

@@ -90,10 +90,7 @@ def styled_env_kwargs(env_id: str, env_kwargs: dict[str, Any] | None, prompt_sty
     (TurnBench's Answer-Only and CoT prompts), as ``mtp-gym eval --prompt-style`` sets it for a
     model agent; an explicit ``prompt_style`` env kwarg wins."""
     get_prompt_style(prompt_style)  # a ValueError naming the allowed styles
-    kwargs = dict(env_kwargs or {})
-    if prompt_style in puzzle_info(env_id_of(env_id)).prompt_styles:
-        return {"prompt_style": prompt_style, **kwargs}
-    return kwargs
+    return puzzle_info(env_id_of(env_id)).styled(env_kwargs or {}, prompt_style)
 
 
 @dataclass(frozen=True)
