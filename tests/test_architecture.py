@@ -257,3 +257,27 @@ if __name__ == "__main__":  # pragma: no cover - the figures of the closing note
     up, loops = upward_imports(edges), cycles(edges)
     print("\n".join(up))
     print(f"{len(up)} upward imports, {len(loops)} cycles: {loops}")
+
+
+#: The CLI and the harness stay readable (issue 31): no function there longer than this.
+MAX_FUNCTION_LINES = 60
+
+
+def long_functions(root: Path, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """``path:function lines`` of every function under ``root`` longer than ``limit`` lines
+    (docstring included)."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > limit:
+                    found.append(f"{path.relative_to(root)}:{node.name} {lines}")
+    return found
+
+
+def test_no_long_functions_in_the_cli_and_the_harness(tmp_path):
+    assert long_functions(ROOT / "mtp_gym" / "cli") + long_functions(ROOT / "mtp_gym" / "eval") == []
+    (tmp_path / "long.py").write_text("def f():\n" + "    x = 1\n" * MAX_FUNCTION_LINES)
+    (tmp_path / "short.py").write_text("def g():\n" + "    x = 1\n" * (MAX_FUNCTION_LINES - 1))
+    assert long_functions(tmp_path) == [f"long.py:f {MAX_FUNCTION_LINES + 1}"]

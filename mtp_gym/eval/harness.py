@@ -141,24 +141,28 @@ def run_eval(
     log = RunLog(out, identity, env_kwargs)
     try:
         tasks, done = _plan(ids_of, samples, log)
-        bar = _Progress(len(tasks) + done.count, done, agent_config.label, progress)
         kind = "ray" if backend == "ray" else executor_kind(executor, workers, agent_config)
-        recorder = _Recorder(log, bar, fail_fast, agent_config, tasks)
-        # the event loop watches the endpoint itself: a refused port stops the run in seconds
-        watch = ENDPOINT_WAIT if fail_fast and kind == "async" and tasks else None
+        bar = _Progress(len(tasks) + done.count, done, agent_config.label, progress)
         try:
+            recorder = _Recorder(log, bar, fail_fast, agent_config, tasks)
+            # the event loop watches the endpoint itself: a refused port stops the run in seconds
+            watch = ENDPOINT_WAIT if fail_fast and kind == "async" and tasks else None
             play_all(kind, tasks, agent_config, env_kwargs, workers, address, recorder, seed, watch)
         except EndpointDown as err:
-            reason = " ".join(str(err).split())  # one line, whatever the endpoint's message held
-            raise EndpointDown(
-                f"{reason}. Check --base-url and that the server is up; re-running the same command resumes "
-                f"from {log.dir}."
-            ) from None
+            raise _endpoint_down(err, log) from None
         finally:
             bar.close()
     finally:
         log.close()
     return log
+
+
+def _endpoint_down(err: EndpointDown, log: RunLog) -> EndpointDown:
+    """``err`` on one line, with what to check and how to resume."""
+    reason = " ".join(str(err).split())  # one line, whatever the endpoint's message held
+    return EndpointDown(
+        f"{reason}. Check --base-url and that the server is up; re-running the same command resumes from {log.dir}."
+    )
 
 
 def _config_ids(

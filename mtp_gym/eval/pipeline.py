@@ -103,19 +103,7 @@ def build_report(
     else:
         stream.add_all(iter_runs(dirs, warn=lambda m: None, slim=False), table=False)
         facts = _facts_of(records)
-    extra: list[EpisodeRecord] = []
-    if baselines:
-        env_kwargs = report.run_env_kwargs(dirs)
-        untrusted = {e: refs for e, kw in env_kwargs.items() if (refs := foreign_code(kw))}
-        facts_for = facts
-        if untrusted and not trust_code:
-            for (env_id, _, _), refs in untrusted.items():
-                warn(
-                    f"report: no baselines for {env_id}: its env kwargs name code outside mtp_gym ({', '.join(refs)}); "
-                    "pass --trust-code to run it"
-                )
-            facts_for = _trusted(facts, untrusted)
-        extra = baseline_records(facts_for, env_kwargs, out / "baselines", report.BASELINES, progress, warn)
+    extra = _baselines(facts, dirs, out, progress, trust_code, warn) if baselines else []
     if streamed:
         stream.add_all(extra, page=False, dedup=False)
         rows = stream.rows(prices)
@@ -128,6 +116,25 @@ def build_report(
     blocks.close()
     write_page(text, stream.page_index(), blocks, page, [out / f for f in report.FIGURES])
     return text
+
+
+def _baselines(
+    facts: Any, dirs: list[Path], out: Path, progress: bool, trust_code: bool, warn: Warn
+) -> list[EpisodeRecord]:
+    """The baselines' records on what ``facts`` saw played, skipping envs whose kwargs name
+    code outside mtp_gym unless ``trust_code``."""
+    from mtp_gym.eval import report
+
+    env_kwargs = report.run_env_kwargs(dirs)
+    untrusted = {e: refs for e, kw in env_kwargs.items() if (refs := foreign_code(kw))}
+    if untrusted and not trust_code:
+        for (env_id, _, _), refs in untrusted.items():
+            warn(
+                f"report: no baselines for {env_id}: its env kwargs name code outside mtp_gym ({', '.join(refs)}); "
+                "pass --trust-code to run it"
+            )
+        facts = _trusted(facts, untrusted)
+    return baseline_records(facts, env_kwargs, out / "baselines", report.BASELINES, progress, warn)
 
 
 Fact = tuple[str, Task, int, str]
