@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Hashable
 from functools import cache
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import mtp_gym  # noqa: F401
@@ -56,10 +58,13 @@ def test_well_posed_by_brute_force(env_id, level):
         game = _game(env_id).benchmark(level, config_id)
         states = game.candidate_states()
         assert game.hidden in states
-        queries = game.all_queries()
-        targets_by_signature: dict[tuple, set] = defaultdict(set)
-        for s in states:
-            signature = tuple(game.respond(s, n, a) for n, a in queries)
+        columns = [game.candidate_answers(n, a) for n, a in game.all_queries()]
+        if all(isinstance(c, np.ndarray) for c in columns):  # a vectorised game: one row per state
+            signatures: list = [row.tobytes() for row in np.stack(columns, axis=1)]
+        else:
+            signatures = list(zip(*columns))
+        targets_by_signature: dict[Hashable, set] = defaultdict(set)
+        for s, signature in zip(states, signatures):
             targets_by_signature[signature].add(game.target(s))
         ambiguous = [sig for sig, t in targets_by_signature.items() if len(t) > 1]
         assert not ambiguous, f"{len(ambiguous)} answer signatures fit several targets"

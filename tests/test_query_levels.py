@@ -36,10 +36,7 @@ SAMPLE = {
     "MTP/RangeSums-v0",
 }
 #: Games whose levels a sweep still fits, with the reason; strict: the test fails once one is fixed.
-OPEN = {
-    "MTP/TreeRecursionRule-v0": "open (issue 25): every reply folds in all the values below the node, so a scan "
-    "from the root pins the rule about as fast as the oracle (sweeps win 20/20 at levels 2-5)",
-}
+OPEN: dict[str, str] = {}
 GAMES = [
     pytest.param(
         e,

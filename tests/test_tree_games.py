@@ -160,44 +160,46 @@ def test_tree_label_rule_counts_and_level_ops():
         game.parse_answer("depth > 2")
 
 
-def test_tree_recursion_canonical_rule_is_the_first_of_its_class():
-    """The canonical rule read off the node values is the first rule (in rule order) giving them,
-    ``canonical_rules`` lists exactly those, and draws are canonical rules."""
-    for rng, _n, parents in _small_trees(2, 12):
+def test_tree_recursion_rules_differ_and_the_table_matches_the_replies():
+    """Every rule gives a tree of its depth different values (the answer is unique), and the
+    vectorised answers the oracle reads equal ``respond`` rule by rule."""
+    for _rng, _n, parents in _small_trees(2, 12):
         depth = max(depths_of(parents))
-        first: dict[tuple[int, ...], tuple] = {}
-        for op in recursion.OPS:
-            for a in range(3):
-                for bs in np.ndindex(*(2,) * depth):
-                    rule = (op, a, tuple(int(b) for b in bs))
-                    first.setdefault(node_values(parents, rule), rule)
-        for values, rule in first.items():
-            assert recursion.canonical_rule(parents, values, 1) == rule
-        assert set(recursion.canonical_rules(parents, depth, 2, 1)) == set(first.values())
-        game = TreeRecursionRule(1, {"parents": parents}, hidden=next(iter(first.values())))
-        game.params = {**game.params, "depth": depth, "a_max": 2, "b_max": 1}
-        assert all(game.sample_hidden(rng) in first.values() for _ in range(5))
+        rules = recursion.all_rules(depth, 3, 3)
+        assert len(rules) == 4 ** (depth + 1) and len({node_values(parents, r) for r in rules}) == len(rules)
+        table = recursion.value_table(parents, depth, 3, 3)
+        assert [tuple(row[1:]) for row in table.tolist()] == [node_values(parents, r)[1:] for r in rules]
+    game = TreeRecursionRule.benchmark(3, 0)
+    for query in game.all_queries():
+        assert list(game.candidate_answers(*query)) == [game.respond(s, *query) for s in game.candidate_states()]
 
 
 def test_tree_recursion_values_and_answers():
-    """leaf = A; a node at depth d = OP(children) + B_d; rules giving the same values are one."""
-    assert node_values(PARENTS, ("sum", 1, (2, 0)))[1:] == (6, 3, 1, 1, 1, 1, 1)
-    assert node_values(PARENTS, ("max", 2, (0, 1)))[1:] == (3, 3, 3, 2, 2, 2, 2)
-    game = TreeRecursionRule(1, {"parents": PARENTS}, hidden=("max", 2, (0, 1)))
-    assert [game.respond(game.hidden, "value", (v,)) for v in (1, 2, 7)] == [3, 3, 2]
+    """leaf = A; a node at depth d = the sum of its children + B_d; at_least(v, t) compares."""
+    assert node_values(PARENTS, (1, (2, 0)))[1:] == (6, 3, 1, 1, 1, 1, 1)
+    game = TreeRecursionRule(1, {"parents": PARENTS}, hidden=(1, (2, 0)))
+    asked = ((1, 6), (1, 7), (2, 3), (7, 2))
+    assert [game.respond(game.hidden, "at_least", a) for a in asked] == [True, False, True, False]
+    assert [game.most(v) for v in (1, 2, 3, 7)] == [21, 12, 6, 3]  # 3 x the nodes of the subtree
+    assert len(game.all_queries()) == 21 + 12 + 6 + 4 * 3
     for text in (
-        "leaf=2; node=max+B; B=0,1",
-        "LEAF = 2 ; node = max(children) + B_d ; B = [0, 1]",
-        "leaf=2; node=min+B; B=0,1",  # min gives every node the same value here
+        "leaf=1; B=2,0",
+        "LEAF = 1 ; node = sum(children) + B_d ; B = [2, 0]",
+        "leaf=1; node=sum+B; B=2 0",
     ):
         assert game.check(game.parse_answer(text)), text
-    assert not game.check(game.parse_answer("leaf=2; node=max+1"))  # B_0 = B_1 = 1: the root is 4
+    assert not game.check(game.parse_answer("leaf=1; B=0,2"))
     for bad in (
-        "leaf=2; node=max+B",  # +B without the list
-        "leaf=2; node=max+B; B=0,1,2",  # one number per depth: 2 here
-        "leaf=2; node=max+1; B=0,1",  # a number and a list
-        "leaf=2; node=2*max+B; B=0,1",  # no multiplier in this rule
-        "max, leaf 2",
+        "leaf=1; node=max+B; B=2,0",  # the rule always adds up the children
+        "leaf=1; B=2,0,1",  # one number per depth: 2 here
+        "leaf=1",
+        "sum, leaf 1",
     ):
         with pytest.raises(InvalidAction):
             game.parse_answer(bad)
+    for query, reason in (
+        ("3, 7", "argument 2 must be 1 to 6 for node 3, not 7"),
+        ("8, 1", "argument 1 must be 1 to 7, not 8"),
+    ):
+        with pytest.raises(InvalidAction, match=reason):
+            game.parse_query("at_least", query)

@@ -44,13 +44,14 @@ class VersionSpace:
     def codes(self, qi: int) -> tuple[np.ndarray, dict[Hashable, int]]:
         """Answer codes of query ``qi`` for every state, and the value -> code map."""
         if qi not in self._codes:
-            name, args = self.queries[qi]
+            answers = self.game.candidate_answers(*self.queries[qi]) if self.states else []
             values: dict[Hashable, int] = {}
-            row = np.fromiter(
-                (values.setdefault(self.game.respond(s, name, args), len(values)) for s in self.states),
-                dtype=np.int32,
-                count=len(self.states),
-            )
+            if isinstance(answers, np.ndarray) and answers.dtype == bool:
+                row, values = answers.view(np.uint8), {False: 0, True: 1}
+            else:
+                row = np.fromiter(
+                    (values.setdefault(a, len(values)) for a in answers), dtype=np.int32, count=len(self.states)
+                )
             self._codes[qi] = (row, values)
         return self._codes[qi]
 

@@ -331,6 +331,11 @@ class Game(abc.ABC):
     def respond(self, hidden: Any, name: str, args: tuple) -> Hashable:
         """The true answer to query ``name(*args)`` when the hidden state is ``hidden``."""
 
+    def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
+        """The answer to ``name(*args)`` in each candidate state, in ``candidate_states()`` order
+        (enumerable games). A game with many states and queries may return a numpy array."""
+        return [self.respond(s, name, args) for s in self.candidate_states()]
+
     @abc.abstractmethod
     def query_args(self, name: str) -> Iterable[tuple]:
         """Every legal argument tuple of query ``name`` (``[()]`` for a query without args)."""

@@ -178,10 +178,14 @@ def contradiction_matrix(
     states = game.candidate_states()
     if limit is not None and len(states) * max(1, len(evidence)) > limit:
         return None
-    rivals = [s for s in states if game.target(s) != target]
+    rivals = np.flatnonzero([game.target(s) != target for s in states])
     covers = np.zeros((len(evidence), len(rivals)), dtype=bool)
     for i, (q, a, v) in enumerate(evidence):
-        covers[i] = [game.respond(s, q, a) != v for s in rivals]
+        answers = game.candidate_answers(q, a)
+        if isinstance(answers, np.ndarray):
+            covers[i] = answers[rivals] != v
+        else:
+            covers[i] = [answers[j] != v for j in rivals.tolist()]
     return covers
 
 
