@@ -181,3 +181,32 @@ def test_the_progress_sums_are_running_sums():
     bar.update({"outcome": "success", "score": 0.5, "prompt_tokens": 1, "completion_tokens": 1})
     bar.update({"outcome": "infra_error", "score": None, "prompt_tokens": 0, "completion_tokens": 0})
     assert (bar.scored, bar.score_sum, bar.tokens, bar.infra) == (3, 1.5, 11, 1)
+
+
+def test_a_ray_actor_tells_the_driver_its_process_reached_the_endpoint(tmp_path):
+    """Ray actors play endpoint episodes in other processes, where the driver's fail-fast rule
+    cannot see a connection: each result says whether the actor's process reached the endpoint,
+    and once one did, episodes that found no endpoint no longer stop the run."""
+    from mtp_gym.eval.harness import _Recorder
+
+    refused = AgentConfig("openai:m", {"base_url": f"http://127.0.0.1:{_free_port()}/v1", "max_retries": 0})
+    record, reached = asyncio.run(backends._EndpointPlayer(refused, {HN: {}}, None).play((HN, 0, 0)))
+    assert record["outcome"] == "infra_error" and record["error"].startswith("endpoint unreachable")
+    assert reached is False
+    with LatencyEndpoint(0.01) as ep:
+        served = AgentConfig("openai:m", {"base_url": ep.url, "max_retries": 0})
+        record_ok, reached = asyncio.run(backends._EndpointPlayer(served, {HN: {}}, None).play((HN, 1, 0)))
+    assert record_ok["outcome"] != "infra_error" and reached is True
+
+    def recorder() -> _Recorder:
+        log = RunLog(tmp_path / f"run{len(list(tmp_path.iterdir()))}", refused.identity(), {HN: {}})
+        return _Recorder(log, _Progress(3, _Done(), "x", False), 3, refused, [(HN, c, 0) for c in range(3)])
+
+    stops = recorder()
+    with pytest.raises(EndpointDown):
+        for _ in range(3):
+            stops(record)
+    keeps = recorder()
+    keeps.endpoint_reached()
+    for _ in range(3):
+        keeps(record)

@@ -352,13 +352,21 @@ class _EndpointPlayer:
     def __init__(self, agent_config: AgentConfig, env_kwargs: dict[str, dict[str, Any]], seed: int | None) -> None:
         self.agent_config, self.env_kwargs, self.seed = agent_config, env_kwargs, seed
         self.free: list[dict[tuple, Any]] = []
+        self.connections: list[Any] | None = None
 
-    async def play(self, task: tuple[str, int, int]) -> EpisodeRecord:
+    async def play(self, task: tuple[str, int, int]) -> tuple[EpisodeRecord, bool]:
+        """The episode's record, and whether this actor's process has reached the endpoint so far
+        (the driver's fail-fast rule cannot see a worker's connections)."""
+        from mtp_gym.agents.llm.endpoint import REACHED
+
+        if self.connections is None:
+            self.connections = endpoint_connections(self.agent_config, task[0])
         players = self.free.pop() if self.free else {}
         try:
-            return await aplay_config(players, self.agent_config, self.env_kwargs[task[0]], task, self.seed)
+            record = await aplay_config(players, self.agent_config, self.env_kwargs[task[0]], task, self.seed)
         finally:
             self.free.append(players)
+        return record, REACHED.count(self.connections) > 0
 
 
 #: In-flight episodes one Ray actor's event loop plays at most (more in flight: more actors).
@@ -407,7 +415,7 @@ def _run_ray_async(
             for ref in ready:
                 slot, task, replays = pending.pop(ref)
                 try:
-                    record = ray.get(ref)
+                    record, reached = ray.get(ref)
                 except ray.exceptions.RayTaskError as err:  # the worker's exception, as the local loop raises it
                     raise (err.cause if isinstance(err.cause, Exception) else err) from err
                 except ray.exceptions.RayActorError:  # its actor was lost (e.g. with its node): play it again
@@ -415,6 +423,8 @@ def _run_ray_async(
                         raise
                     submit(slot, task, replays + 1)
                     continue
+                if reached and hasattr(on_record, "endpoint_reached"):
+                    on_record.endpoint_reached()
                 on_record(record)
                 submit(slot, next(queue, None))
     finally:

@@ -248,6 +248,11 @@ class _Recorder:
         process's connections saw it (:data:`mtp_gym.agents.llm.endpoint.REACHED`)."""
         return bool(self.connections) and self.counter.count(self.connections) > self.before
 
+    def endpoint_reached(self) -> None:
+        """A request of the run reached the endpoint in another process (a Ray actor): from now on
+        no failure stops the run."""
+        self.reached = True
+
     def __call__(self, record: EpisodeRecord) -> None:
         self.log.append(record)
         self.bar.update(record)
