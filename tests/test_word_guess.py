@@ -9,6 +9,8 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtp_gym.agents import make_agent
 from mtp_gym.agents.oracles.word_guess import WordGuessSolver
@@ -238,6 +240,10 @@ ONE_PASS_REPLIES = [
     "1" * 1001 + " <attempt>PORTS</attempt>",
     "no tag at all",
     "<attempt>PORTS</attempt>" + " " * 300,
+    "<attempt>'\rPORTS</attempt>",  # \r after a stripped quote stays: not a word
+    "<attempt>PORTS\x0b'</attempt>",
+    "<attempt>*\x1cPORTS</attempt>",
+    "Guess 3: <attempt> `ports`. </attempt>\r\n",
 ]
 
 
@@ -267,3 +273,16 @@ def test_the_one_pass_reading_covers_a_model_reply():
     from mtp_gym.envs.word_guess import _plain_attempt
 
     assert _plain_attempt("Guess 17: <Attempt> ports </attempt>\n") == "PORTS"
+
+
+_PIECES = ["<attempt>", "</attempt>", "<ATTEMPT>", "</Attempt>", "PORTS", "ports", "slice", " ", "\t", "\n", "\r",
+           "\x0b", "\x1c", "'", '"', "`", ".", "*", "-", "no, ", "actually ", "I think ", "5", "\u00e9", "<", ">",
+           "<think>", "</think>", "\u2014"]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join))
+def test_the_one_pass_reading_matches_the_full_policy_on_any_mix(reply):
+    """Replies assembled from tags, words, the characters the reading strips, other whitespace,
+    dashes, retractions and reasoning blocks: the shortcuts read each as the full policy does."""
+    test_the_one_pass_reading_reads_as_the_full_policy(reply)

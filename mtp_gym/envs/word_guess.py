@@ -133,6 +133,12 @@ def _attempt_in(reply: str) -> str:
     return read_one([t.content for t in tags], _read_attempt, "attempts", restated=format_restater(FORMAT_HINT))
 
 
+#: The plainest shape in one match: text without ``<``, one ``<attempt>`` holding letters between
+#: characters the reading strips, then whitespace only. Every reply it matches is read as its
+#: letters upper-cased by :func:`_plain_attempt` too (and so by the full reading).
+_PLAINEST_RE = re.compile(r"[^<]*<attempt>[ \t\n'\"`.*]*([A-Za-z]+)[ \t\n'\"`.*]*</attempt>\s*", re.IGNORECASE)
+
+
 def _plain_attempt(reply: str) -> str | None:
     """The word of a reply in the common shape, read exactly as :func:`read_reply` then
     :func:`_attempt_in` would read it, or ``None`` when the reply is not in that shape (then the
@@ -141,6 +147,10 @@ def _plain_attempt(reply: str) -> str | None:
     reasoning block (its tags need a ``<``), ``find_tags`` would find just that tag and
     :func:`read_one` would read its one candidate. Raises :class:`InvalidAction` as the full
     reading does."""
+    if len(reply) <= MAX_DIGITS and reply.isascii():
+        m = _PLAINEST_RE.fullmatch(reply)
+        if m is not None:
+            return m.group(1).upper()
     if reply.count("<") != 2 or not reply.isascii() or len(reply) > MAX_DIGITS and long_number(reply):
         return None
     start = reply.find(_OPEN)
