@@ -90,17 +90,17 @@ class _Ways:
         self._masks = masks
         self._below: dict[int, list[int]] = {}
         dark = sum(1 << v for v in covered_leaves)
-        none = [1] + [0] * k
-        self.own: dict[int, list[int]] = {}
-        self.rest: dict[int, list[list[int]]] = {}
+        none = (1,) + (0,) * k
+        self.own: dict[int, tuple[int, ...]] = {}
+        self.rest: dict[int, tuple[tuple[int, ...], ...]] = {}
         for v in reversed(order_of(parents)):
             suffix = [none]
             for c in reversed(self.kids[v]):
                 suffix.append(convolve_counts(self.own[c], suffix[-1]))
-            self.rest[v] = suffix[::-1]
-            ways = suffix[-1] if self.kids[v] else ([0] * (k + 1) if dark >> v & 1 else none)
+            self.rest[v] = tuple(suffix[::-1])
+            ways = suffix[-1] if self.kids[v] else ((0,) * (k + 1) if dark >> v & 1 else none)
             if self.ok >> v & 1:
-                ways = [w + (comb(self.size[v] - 1, j - 1) if j else 0) for j, w in enumerate(ways)]
+                ways = tuple(w + (comb(self.size[v] - 1, j - 1) if j else 0) for j, w in enumerate(ways))
             self.own[v] = ways
 
     def below(self, v: int) -> list[int]:

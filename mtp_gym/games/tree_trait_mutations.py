@@ -64,8 +64,12 @@ def trait_mask(parents: tuple[int, ...], marked: tuple[int, ...]) -> int:
     return out
 
 
-def _shift(poly: list[int], by: int) -> list[int]:
-    return ([0] * by + poly)[: len(poly)]
+def _shift(poly: tuple[int, ...], by: int) -> tuple[int, ...]:
+    return ((0,) * by + poly)[: len(poly)]
+
+
+#: A count polynomial: term ``j`` counts the ways with ``j`` {marks}.
+Poly = tuple[int, ...]
 
 
 class _Ways:
@@ -87,35 +91,36 @@ class _Ways:
         self.states = {
             v: (((on >> v & 1),) if not self.kids[v] and not unseen >> v & 1 else (0, 1)) for v in nodes_of(parents)
         }
-        none = [1] + [0] * k
-        self.own: dict[int, tuple[list[int], list[int]]] = {}
-        self.child: dict[int, tuple[list[list[int]], list[list[int]]]] = {}
-        self.rest: dict[int, tuple[list[list[int]], list[list[int]]]] = {}
+        none = (1,) + (0,) * k
+        #: tuples throughout: the cached tables then cost the garbage collector nothing
+        self.own: dict[int, tuple[Poly, Poly]] = {}
+        self.child: dict[int, tuple[tuple[Poly, ...], tuple[Poly, ...]]] = {}
+        self.rest: dict[int, tuple[tuple[Poly, ...], tuple[Poly, ...]]] = {}
         for v in reversed(order_of(parents)):
             if not self.kids[v]:  # a leaf: nothing below it (what the loop below gives, faster)
-                self.own[v], self.child[v], self.rest[v] = (none, none), ([], []), ([none], [none])
+                self.own[v], self.child[v], self.rest[v] = (none, none), ((), ()), ((none,), (none,))
                 continue
             own, child, rest = [], [], []
             for t in (0, 1):
-                polys = [self._child_poly(c, t) for c in self.kids[v]]
+                polys = tuple(self._child_poly(c, t) for c in self.kids[v])
                 suffix = [none]
                 for poly in reversed(polys):
                     suffix.append(convolve_counts(poly, suffix[-1]))
                 own.append(suffix[-1])
                 child.append(polys)
-                rest.append(suffix[::-1])
+                rest.append(tuple(suffix[::-1]))
             self.own[v] = (own[0], own[1])
             self.child[v] = (child[0], child[1])
             self.rest[v] = (rest[0], rest[1])
 
-    def _child_poly(self, c: int, t: int) -> list[int]:
+    def _child_poly(self, c: int, t: int) -> Poly:
         """The ways for child ``c`` and its subtree under a parent in state ``t``: the sum over
         ``c``'s states ``s`` of ``own[c][s]``, shifted by one {mark} when ``s != t``."""
         states, own = self.states[c], self.own[c]
         if len(states) == 1:
-            return own[t][:] if states[0] == t else _shift(own[states[0]], 1)
+            return own[t] if states[0] == t else _shift(own[states[0]], 1)
         same, other = own[t], own[1 - t]
-        return [same[0], *(same[j] + other[j - 1] for j in range(1, len(same)))]
+        return (same[0], *(same[j] + other[j - 1] for j in range(1, len(same))))
 
     def total(self) -> int:
         return self.own[1][0][self.k]

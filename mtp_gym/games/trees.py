@@ -11,6 +11,7 @@ functions, called on every candidate state by the oracle and the tests, stay che
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -215,12 +216,14 @@ class ShownTreeGame(Game):
         return {"tree_text": render_tree(self.parents)}
 
 
-def convolve_counts(a: list[int], b: list[int]) -> list[int]:
-    """The product of two count polynomials, cut to ``len(a)`` terms (zero terms skipped)."""
+def convolve_counts(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """The product of two count polynomials, cut to ``len(a)`` terms (zero terms skipped). A
+    tuple: the count tables the games cache are made of them, and a tuple of numbers is left
+    out of the garbage collector's scans (a list is scanned at every full collection)."""
     n = len(a)
     out = [0] * n
     for i, x in enumerate(a):
         if x:
             for j in range(n - i):
                 out[i + j] += x * b[j]
-    return out
+    return tuple(out)
