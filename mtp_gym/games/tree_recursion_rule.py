@@ -109,9 +109,9 @@ class TreeRecursionRule(ShownTreeGame):
         "{children}) has {value} A, and any other {node} at depth d (the {root} has depth 0, its "
         "{children} depth 1, and so on) has the sum of the {value}s of its {children} plus B_d, where "
         "A is a whole number from 0 to {a_max} and each depth d from 0 to {last_depth} has its own whole "
-        "number B_d from 0 to {b_max}. Your goal is to find the rule. You may ask one question per turn, "
-        "whether the {value} of a {node} is at least a number from 1 to {a_max} times the {nodes} of its "
-        "subtree (itself included), using the following format:\n{query_formats}\n"
+        "number B_d from 0 to {b_max}. Your goal is to find the rule. You may ask one question per turn: "
+        "whether the {value} of a {node} is at least a number from 1 to {a_max} times the count of {nodes} "
+        "at or below it (itself included), using the following format:\n{query_formats}\n"
         "When you know the rule, submit it as leaf=A; B={b_names}:\n{answer_format}\n"
         "You have {budget} turns in all (questions and the answer)."
     )
@@ -126,8 +126,8 @@ class TreeRecursionRule(ShownTreeGame):
         "plus B_d, where d tells how far down it lies: the {root} is at depth 0, its {children} at depth 1, "
         "and so forth. A is a whole number from 0 to {a_max}, and every depth d from 0 to {last_depth} comes "
         "with a whole number B_d of its own, from 0 to {b_max}. Work the rule out by asking whether a "
-        "{node}'s {value} reaches a number from 1 to {a_max} times the {nodes} of its subtree (itself "
-        "included).",
+        "{node}'s {value} reaches a number from 1 to {a_max} times the count of {nodes} at or below it "
+        "(itself included).",
         answer="the rule, written leaf=A; B={b_names}",
         queries={
             "at_least": "does the {value} of this {node} reach this number?",
@@ -182,7 +182,7 @@ class TreeRecursionRule(ShownTreeGame):
             return f"argument 1 must be 1 to {n}, not {v!r} (it is the {self.vocab['node']})"
         return (
             f"argument 2 must be 1 to {self.most(v)} for {self.vocab['node']} {v}, not {t!r} (its "
-            f"{self.vocab['value']} is at most {self.params['a_max']} times the {self.vocab['nodes']} of its subtree)"
+            f"{self.vocab['value']} is at most {self.params['a_max']} times the count of {self.vocab['nodes']} at or below it)"
         )
 
     def parse_answer(self, text: str) -> Rule:
