@@ -34,6 +34,7 @@ SAMPLE = {
     "MTP/HiddenNumber-v0",
     "MTP/HiddenSubset-v0",
     "MTP/RangeSums-v0",
+    "MTP/TreeRecursionRule-v0",  # the last game fixed (issue 25)
 }
 #: Games whose levels a sweep still fits, with the reason; strict: the test fails once one is fixed.
 OPEN: dict[str, str] = {}
