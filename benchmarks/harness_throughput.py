@@ -61,8 +61,14 @@ def run_harness(url: str, workers: int, executor: str) -> dict:
     return {"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu}
 
 
-def run_bare(url: str, workers: int) -> dict:
-    """W coroutines, each a keep-alive connection, 4 requests per episode: the client's floor."""
+def run_bare(url: str, workers: int, with_env: bool = False) -> dict:
+    """W coroutines, each a keep-alive connection, 4 requests per episode: the client's floor.
+    ``with_env``: each coroutine plays the env too and sends what the harness sends (the rules,
+    then the env's real replies), so the two compare the same requests and the same game."""
+    import gymnasium as gym
+
+    import mtp_gym  # noqa: F401
+
     host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
     configs, samples = episodes_for(workers)
     episodes = configs * samples
@@ -72,8 +78,11 @@ def run_bare(url: str, workers: int) -> dict:
 
         async def slot() -> None:
             reader, writer = await asyncio.open_connection(host, int(port))
+            env = gym.make(HN, configs_per_level=configs, disable_env_checker=True) if with_env else None
             messages = [{"role": "user", "content": "I have selected a hidden number ..."}]
-            for _ in queue:
+            for episode in queue:
+                if env is not None:
+                    messages = [{"role": "user", "content": env.reset(options={"config_id": episode % configs})[0]}]
                 convo = list(messages)
                 for _ in range(REQUESTS_PER_EPISODE):
                     body = json.dumps({"model": "bare", "messages": convo}).encode()
@@ -88,7 +97,8 @@ def run_bare(url: str, workers: int) -> dict:
                         if line.lower().startswith(b"content-length:"):
                             length = int(line.split(b":")[1])
                     reply = json.loads(await reader.readexactly(length))["choices"][0]["message"]["content"]
-                    convo += [{"role": "assistant", "content": reply}, {"role": "user", "content": "ok"}]
+                    seen = env.step(reply)[0] if env is not None else "ok"
+                    convo += [{"role": "assistant", "content": reply}, {"role": "user", "content": seen}]
             writer.close()
 
         await asyncio.gather(*(slot() for _ in range(workers)))
@@ -100,8 +110,8 @@ def run_bare(url: str, workers: int) -> dict:
 
 def child(args: argparse.Namespace) -> None:
     stats = (
-        run_bare(args.url, args.child_workers)
-        if args.child == "bare"
+        run_bare(args.url, args.child_workers, with_env=args.child == "bare-env")
+        if args.child in ("bare", "bare-env")
         else run_harness(args.url, args.child_workers, args.child)
     )
     stats["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -47,14 +47,20 @@ def harness_part(workers: list[int], latency: float) -> None:
     from harness_throughput import measure
 
     print(f"\nharness over a bare asyncio client (latency {latency:g} s, 4 requests per episode)")
-    print(f"{'W':>5} {'harness req/s':>13} {'bare req/s':>10} {'ratio':>6} {'CPU ms/req':>10} {'bare CPU':>8}")
+    print("  bare: a fixed short message; bare+env: plays the env and sends what the harness sends")
+    print(
+        f"{'W':>5} {'harness req/s':>13} {'bare req/s':>10} {'ratio':>6} {'bare+env':>8} {'ratio':>6} "
+        f"{'CPU ms/req':>10} {'bare CPU':>8} {'b+env CPU':>9}"
+    )
     with LatencyEndpoint(latency) as ep:
         for w in workers:
             bare = measure(ep, "bare", w, latency)
+            same = measure(ep, "bare-env", w, latency)
             harness = measure(ep, "async", w, latency)
             print(
                 f"{w:>5} {harness['req_s']:>13.0f} {bare['req_s']:>10.0f} {harness['req_s'] / bare['req_s']:>6.2f} "
-                f"{harness['cpu_ms']:>10.3f} {bare['cpu_ms']:>8.3f}",
+                f"{same['req_s']:>8.0f} {harness['req_s'] / same['req_s']:>6.2f} "
+                f"{harness['cpu_ms']:>10.3f} {bare['cpu_ms']:>8.3f} {same['cpu_ms']:>9.3f}",
                 flush=True,
             )
 
