@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from itertools import combinations
 
@@ -203,3 +204,34 @@ def test_tree_recursion_values_and_answers():
     ):
         with pytest.raises(InvalidAction, match=reason):
             game.parse_query("at_least", query)
+
+
+def test_tree_recursion_reads_every_depth_named_and_refuses_what_is_not_one_rule():
+    """A model names the parts as the rules do (``A=1``, ``B_0=2, B_1=0``): read when every depth
+    is named once; a missing, repeated or extra depth, or a change of mind, is re-prompted."""
+    game = TreeRecursionRule(1, {"parents": PARENTS}, hidden=(1, (2, 0)))
+    for text in ("A=1; B=2,0", "leaf=1; B_0=2, B_1=0", "A = 1, B_1=0; B_0=2", "a=1 b0=2 b1=0", "leaf=1;B=(2,0)"):
+        assert game.parse_answer(text) == (1, (2, 0)), text
+    for bad in ("leaf=1; B_0=2", "leaf=1; B_0=2, B_0=0", "leaf=1; B_0=2, B_1=0, B_2=1", "B_0=2, B_1=0",
+                "leaf=1; B_0=2, B_1=0; actually B_1=3", "leaf=1; node=min+B; B_0=2, B_1=0"):  # fmt: skip
+        with pytest.raises(InvalidAction):
+            game.parse_answer(bad)
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ["leaf=1; " + "b0=1 " * 100_000 + "x", "leaf=1; B=1" + "  1" * 100_000 + "x", "leaf=1; B=[" + " " * 100_000 + "x"],
+)
+def test_tree_recursion_reads_a_long_hostile_answer_in_linear_time(hostile):
+    """Each separator is read one way only: 30 repeated items took 6 s before (exponential)."""
+    game = TreeRecursionRule(1, {"parents": PARENTS}, hidden=(1, (2, 0)))
+    start = time.perf_counter()
+    with pytest.raises(InvalidAction):
+        game.parse_answer(hostile)
+    assert time.perf_counter() - start < 5
+
+
+def test_tree_recursion_levels_bound_a_and_b_alike():
+    """The rules say a value is at most ``a_max`` times the nodes at or below it: true while A and
+    every B_d share their bound."""
+    assert all(p["a_max"] == p["b_max"] for p in TreeRecursionRule.levels)

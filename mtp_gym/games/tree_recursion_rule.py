@@ -38,11 +38,16 @@ from mtp_gym.games.base import QuerySpec
 from mtp_gym.games.domains import Story, tree_nouns
 from mtp_gym.games.trees import TREE_WORDS, ShownTreeGame, children_of, depths_of, nodes_of, order_of
 
-_RULE_RE = re.compile(
-    r"^\s*leaf\s*=\s*(\d+)\s*[;,]?\s*(?:node\s*=\s*(\w+)\s*(?:\(\s*\w*\s*\)\s*)?\+\s*b(?:_?d)?\s*[;,]?\s*)?"
-    r"b\s*=\s*[\[(]?\s*(\d+(?:\s*[,\s]\s*\d+)*)\s*[\])]?\s*$",
-    re.IGNORECASE,
+#: A separator read one way only (no two quantifiers share a space: linear time on any reply).
+_SEP = r"\s*(?:[;,]\s*)?"
+_LEAF_NODE = (
+    r"^\s*(?:leaf|a)\s*=\s*(\d+)" + _SEP + r"(?:node\s*=\s*(\w+)\s*(?:\(\s*\w*\s*\)\s*)?\+\s*b(?:_?d)?" + _SEP + ")?"
 )
+#: ``leaf=A; B=B_0,B_1,...`` (``A=`` for ``leaf=``, an optional ``node=sum+B``)
+_RULE_RE = re.compile(_LEAF_NODE + r"b\s*=\s*(?:[\[(]\s*)?(\d+(?:(?:\s*,\s*|\s+)\d+)*)\s*(?:[\])]\s*)?$", re.IGNORECASE)
+#: the same with every ``B_d`` named: ``A=1; B_0=2, B_1=0``
+_NAMED_RE = re.compile(_LEAF_NODE + r"((?:b_?\d+\s*=\s*\d+" + _SEP + r")+)$", re.IGNORECASE)
+_NAMED_B_RE = re.compile(r"b_?(\d+)\s*=\s*(\d+)", re.IGNORECASE)
 
 #: ``(a, (b_0, ..., b_{D-1}))``: leaf = a, inner node at depth d = sum(children) + b_d.
 Rule = tuple[int, tuple[int, ...]]
@@ -193,7 +198,8 @@ class TreeRecursionRule(ShownTreeGame):
 
     def parse_answer(self, text: str) -> Rule:
         depth = self.params["depth"]
-        m = _RULE_RE.match(text.strip(" .'\"`"))
+        rule = text.strip(" .'\"`")
+        m = _RULE_RE.match(rule) or _NAMED_RE.match(rule)
         if not m:
             raise InvalidAction(
                 f"the answer {text[:60]!r} is not a rule leaf=A; B=B_0,...,B_{depth - 1}; submit as {self.answer_format}."
@@ -204,7 +210,15 @@ class TreeRecursionRule(ShownTreeGame):
                 f"the answer {text[:60]!r} names {op!r}: every rule adds up the {self.vocab['children']}; "
                 f"submit as {self.answer_format}."
             )
-        bs = tuple(int(x) for x in re.split(r"[,\s]+", m.group(3).strip()))
+        if m.re is _NAMED_RE:
+            named = [(int(d), int(b)) for d, b in _NAMED_B_RE.findall(m.group(3))]
+            if sorted(d for d, _ in named) != list(range(depth)):
+                raise InvalidAction(
+                    f"the answer {text[:60]!r} must name each of B_0,...,B_{depth - 1} once; submit as {self.answer_format}."
+                )
+            bs = tuple(b for _, b in sorted(named))
+        else:
+            bs = tuple(int(x) for x in re.split(r"[,\s]+", m.group(3).strip()))
         if len(bs) != depth:
             raise InvalidAction(
                 f"B must list {depth} numbers B_0,...,B_{depth - 1} (one per depth from the "
