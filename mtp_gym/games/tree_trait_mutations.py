@@ -76,9 +76,9 @@ class _Ways:
     """Counts of the explanations below each {node}, for counting, listing and uniform sampling.
 
     ``own[v][t][j]``: the ways to {mark} ``j`` {nodes} strictly below ``v`` when ``v``'s state is
-    ``t``, giving every observed leaf below it its observed state; ``child[v][t][i][j]``: the
-    ways for the ``i``-th child of ``v`` and its subtree (the child {marked} or not);
-    ``rest[v][t][i]``: the same for the children from the ``i``-th on, together.
+    ``t``, giving every observed leaf below it its observed state; ``rest[v][t][i][j]``: the ways
+    for the children of ``v`` from the ``i``-th on and their subtrees, together (a child {marked}
+    or not).
     """
 
     def __init__(self, parents: tuple[int, ...], hidden_below: tuple[int, ...], on_leaves: tuple[int, ...], k: int):
@@ -94,23 +94,20 @@ class _Ways:
         none = (1,) + (0,) * k
         #: tuples throughout: the cached tables then cost the garbage collector nothing
         self.own: dict[int, tuple[Poly, Poly]] = {}
-        self.child: dict[int, tuple[tuple[Poly, ...], tuple[Poly, ...]]] = {}
         self.rest: dict[int, tuple[tuple[Poly, ...], tuple[Poly, ...]]] = {}
         for v in reversed(order_of(parents)):
             if not self.kids[v]:  # a leaf: nothing below it (what the loop below gives, faster)
-                self.own[v], self.child[v], self.rest[v] = (none, none), ((), ()), ((none,), (none,))
+                self.own[v], self.rest[v] = (none, none), ((none,), (none,))
                 continue
-            own, child, rest = [], [], []
+            own, rest = [], []
             for t in (0, 1):
                 polys = tuple(self._child_poly(c, t) for c in self.kids[v])
                 suffix = [none]
                 for poly in reversed(polys):
                     suffix.append(convolve_counts(poly, suffix[-1]))
                 own.append(suffix[-1])
-                child.append(polys)
                 rest.append(tuple(suffix[::-1]))
             self.own[v] = (own[0], own[1])
-            self.child[v] = (child[0], child[1])
             self.rest[v] = (rest[0], rest[1])
 
     def _child_poly(self, c: int, t: int) -> Poly:
