@@ -86,10 +86,11 @@ def _dataset(
     configurations are never benchmark ones)."""
     session = EnvSession(env_id, env_kwargs, chat)
     samples = []
-    every = draws(env_id, env_kwargs, split, epochs, seed, configs)
-    for draw in every[::epochs]:  # sample 0 of each configuration
+    every = draws(env_id, env_kwargs, split, epochs, seed, configs)  # each configuration's epochs in a row
+    for start in range(0, len(every), epochs):
+        draw = every[start]  # sample 0 of the configuration
         session.start_draw(draw)
-        seeds = [d.seed for d in every if d.index == draw.index]
+        seeds = [d.seed for d in every[start : start + epochs]]
         metadata = {"config_id": draw.config_id, "index": draw.index, "seeds": seeds}
         sample_id = draw.index if draw.config_id is not None else draw.name  # generated: "g3"
         samples.append(Sample(input=_chat(session.messages), id=sample_id, metadata=metadata))
