@@ -187,9 +187,12 @@ def test_a_ray_actor_tells_the_driver_its_process_reached_the_endpoint(tmp_path)
     """Ray actors play endpoint episodes in other processes, where the driver's fail-fast rule
     cannot see a connection: each result says whether the actor's process reached the endpoint,
     and once one did, episodes that found no endpoint no longer stop the run."""
+    from mtp_gym.agents.llm.endpoint import REACHED
     from mtp_gym.eval.harness import _Recorder
 
-    refused = AgentConfig("openai:m", {"base_url": f"http://127.0.0.1:{_free_port()}/v1", "max_retries": 0})
+    port = _free_port()
+    REACHED.add("127.0.0.1", port)  # an earlier server of this process at the address: not this actor's
+    refused = AgentConfig("openai:m", {"base_url": f"http://127.0.0.1:{port}/v1", "max_retries": 0})
     record, reached = asyncio.run(backends._EndpointPlayer(refused, {HN: {}}, None).play((HN, 0, 0)))
     assert record["outcome"] == "infra_error" and record["error"].startswith("endpoint unreachable")
     assert reached is False

@@ -353,20 +353,23 @@ class _EndpointPlayer:
         self.agent_config, self.env_kwargs, self.seed = agent_config, env_kwargs, seed
         self.free: list[dict[tuple, Any]] = []
         self.connections: list[Any] | None = None
+        self.before = 0
 
     async def play(self, task: tuple[str, int, int]) -> tuple[EpisodeRecord, bool]:
-        """The episode's record, and whether this actor's process has reached the endpoint so far
-        (the driver's fail-fast rule cannot see a worker's connections)."""
+        """The episode's record, and whether this actor has reached the endpoint so far (the
+        driver's fail-fast rule cannot see a worker's connections; what the worker process reached
+        before this actor, at an address a later server reuses, does not count)."""
         from mtp_gym.agents.llm.endpoint import REACHED
 
         if self.connections is None:
             self.connections = endpoint_connections(self.agent_config, task[0])
+            self.before = REACHED.count(self.connections)
         players = self.free.pop() if self.free else {}
         try:
             record = await aplay_config(players, self.agent_config, self.env_kwargs[task[0]], task, self.seed)
         finally:
             self.free.append(players)
-        return record, REACHED.count(self.connections) > 0
+        return record, REACHED.count(self.connections) > self.before
 
 
 #: In-flight episodes one Ray actor's event loop plays at most (more in flight: more actors).
