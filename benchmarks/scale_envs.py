@@ -15,7 +15,7 @@ Three tables, each measured in this one process against a baseline measured in t
    20 configurations no other part of this run drew (CPU time); the baseline is ``config_rng`` alone. Beside it, the ms of a
    ``reset()`` of the env with ``configs="generated"`` at level 5 (generation, rules text, ``info``).
 3. **Vector env over raw env**: per env step, ``gym.make_vec(..., vectorization_mode="sync")``
-   with N = 1, 16, 64 envs against the raw env class stepped with the same scripted player
+   and ``mtp_gym.make_vec`` (the same batches, ``info`` merged column by column) with N = 1, 16, 64 envs against the raw env class stepped with the same scripted player
    (Word Guess: a random word of the episode's vocabulary; a query game at level 5: its legal
    queries in turn), with the default ``info`` and with ``info_secret=False`` (the secret left
    out of ``info``).
@@ -195,10 +195,25 @@ def raw_step_seconds(env_id: str, kwargs: dict[str, Any], choose: Callable[[Any,
     return 1 / timed(run, seconds)
 
 
+def gymnasium_sync(env_id: str, n: int, **kwargs: Any) -> Any:
+    return gym.make_vec(env_id, num_envs=n, vectorization_mode="sync", **kwargs)
+
+
+VECTOR_MAKERS: dict[str, Callable[..., Any]] = {
+    "gym.make_vec sync": gymnasium_sync,
+    "mtp_gym.make_vec": mtp_gym.make_vec,
+}
+
+
 def vector_step_seconds(
-    env_id: str, kwargs: dict[str, Any], choose: Callable[[Any, int], str], n: int, seconds: float
+    make: Callable[..., Any],
+    env_id: str,
+    kwargs: dict[str, Any],
+    choose: Callable[[Any, int], str],
+    n: int,
+    seconds: float,
 ) -> float:
-    envs = gym.make_vec(env_id, num_envs=n, vectorization_mode="sync", **kwargs)
+    envs = make(env_id, n, **kwargs)
     envs.reset(seed=0)
     subs = envs.unwrapped.envs
     picks = np.random.default_rng(1).integers(1 << 20, size=(max(1, 4096 // n), n)).tolist()
@@ -220,8 +235,10 @@ def vector_table(seconds: float, secret_option: bool) -> None:
         ("MTP/TreeRecursionRule-v0", {"difficulty": 5}, query_player),
     ]
     print("## Vector env (sync) per env step over the raw env's step\n")
-    print("| env | info | raw us/step | " + " | ".join(f"N={n} us/step (ratio)" for n in VECTOR_SIZES) + " |")
-    print("|---|---|---|" + "---|" * len(VECTOR_SIZES))
+    print(
+        "| env | info | vector env | raw us/step | " + " | ".join(f"N={n} us/step (ratio)" for n in VECTOR_SIZES) + " |"
+    )
+    print("|---|---|---|---|" + "---|" * len(VECTOR_SIZES))
     variants: list[tuple[str, dict[str, Any]]] = [("default", {})]
     if secret_option:
         variants.append(("info_secret=False", {"info_secret": False}))
@@ -229,11 +246,13 @@ def vector_table(seconds: float, secret_option: bool) -> None:
         for label, extra in variants:
             kw = {**kwargs, **extra}
             raw = raw_step_seconds(env_id, kw, player(), seconds)
-            cells = []
-            for n in VECTOR_SIZES:
-                vec = vector_step_seconds(env_id, kw, player(), n, seconds)
-                cells.append(f"{vec * 1e6:.2f} ({vec / raw:.2f}x)")
-            print(f"| {env_id[4:-3]} | {label} | {raw * 1e6:.2f} | " + " | ".join(cells) + " |", flush=True)
+            for maker, make in VECTOR_MAKERS.items():
+                cells = []
+                for n in VECTOR_SIZES:
+                    vec = vector_step_seconds(make, env_id, kw, player(), n, seconds)
+                    cells.append(f"{vec * 1e6:.2f} ({vec / raw:.2f}x)")
+                row = f"| {env_id[4:-3]} | {label} | {maker} | {raw * 1e6:.2f} | "
+                print(row + " | ".join(cells) + " |", flush=True)
     print()
 
 

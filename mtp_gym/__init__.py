@@ -18,6 +18,7 @@ from gymnasium.envs.registration import load_env_creator
 from mtp_gym.core import InvalidAction, PuzzleInfo, Reply, TextPuzzleEnv
 from mtp_gym.multiagent import word_chain_v0  # noqa: E402,F401  (PettingZoo AEC env: mtp_gym.word_chain_v0.env())
 from mtp_gym.registration import ENV_IDS, GAME_IDS, did_you_mean, register_envs
+from mtp_gym.vector import make_vec
 
 __version__ = "0.1.0"
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "PuzzleInfo",
     "Reply",
     "env_kwarg_names",
+    "make_vec",
     "TextPuzzleEnv",
     "puzzle_class",
     "puzzle_info",

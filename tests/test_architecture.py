@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "mtp_gym.inference",
         ),
     ),
-    ("wrappers", ("mtp_gym.wrappers",)),
+    ("wrappers", ("mtp_gym.wrappers", "mtp_gym.vector")),
     # the package root registers the ids and re-exports the public API.
     ("package", ("mtp_gym",)),
     ("agents", ("mtp_gym.agents",)),

@@ -1,0 +1,172 @@
+"""mtp_gym.make_vec: the batches of gym.make_vec(..., "sync"), info merged column by column."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mtp_gym
+from mtp_gym import vector
+from mtp_gym.vector import TextSyncVectorEnv, batch_infos
+
+
+def same(a: Any, b: Any, where: str = "info") -> None:
+    """Equal batches: the same keys in the same order, arrays of the same dtype, shape and items."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and list(a) == list(b), f"{where}: {list(a)} != {list(b)}"
+        for key in a:
+            same(a[key], b[key], f"{where}[{key!r}]")
+    elif isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape, f"{where}: {a!r} != {b!r}"
+        if a.dtype == object:
+            for x, y in zip(a, b):
+                same(x, y, where)
+        else:
+            assert np.array_equal(a, b), f"{where}: {a!r} != {b!r}"
+    elif isinstance(a, (tuple, list)):
+        assert type(a) is type(b) and len(a) == len(b), f"{where}: {a!r} != {b!r}"
+        for x, y in zip(a, b):
+            same(x, y, where)
+    else:
+        assert type(a) is type(b) and a == b, f"{where}: {a!r} != {b!r}"
+
+
+def gymnasium_merge(infos: list[tuple[int, dict[str, Any]]], n: int) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    host = SimpleNamespace(num_envs=n)
+    host._add_info = lambda *args: SyncVectorEnv._add_info(host, *args)  # type: ignore[arg-type]
+    for index, info in infos:
+        merged = host._add_info(merged, info, index)
+    return merged
+
+
+PLAYS = {
+    "MTP/WordGuess-v0": lambda env, k: f"<attempt>{env.unwrapped.vocabulary[k % 40]}</attempt>",
+    "MTP/TwentyQuestions-v0": lambda env, k: ["<question>Is it alive?</question>", "no tags", "<guess>cat</guess>"][
+        k % 3
+    ],
+    "MTP/HiddenNumber-v0": lambda env, k: [f"<query>{k % 7}</query>", f"<answer>{k % 9}</answer>", "?"][k % 3],
+    "MTP/TuringMachine-v0": lambda env, k: ["<code>123</code>", "<skip/>", "<verifier>A</verifier>"][k % 3],
+}
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+@pytest.mark.parametrize("env_id", sorted(PLAYS))
+def test_the_batches_are_gymnasiums(env_id, mode, monkeypatch):
+    """Every step and reset of mtp_gym.make_vec returns what gym.make_vec(..., "sync") returns:
+    observations, rewards, ends, and info key for key, dtype for dtype, mask for mask, with
+    episodes ending at different steps in different envs (autoreset both ways); with next-step
+    autoreset every batch is built column by column (none falls back to Gymnasium's merge)."""
+    batches: list[bool] = []
+
+    def counted(infos: list, n: int) -> dict | None:
+        batch = batch_infos(infos, n)
+        batches.append(batch is not None)
+        return batch
+
+    monkeypatch.setattr(vector, "batch_infos", counted)
+    n = 5
+    ours = mtp_gym.make_vec(env_id, n, vector_kwargs={"autoreset_mode": mode}, max_turns=4)
+    theirs = gym.make_vec(env_id, n, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode}, max_turns=4)
+    assert isinstance(ours, TextSyncVectorEnv)
+    same(ours.reset(seed=3), theirs.reset(seed=3), "reset")
+    play = PLAYS[env_id]
+    ends = 0
+    for step in range(30):
+        actions = tuple(play(env, step * n + i) for i, env in enumerate(ours.envs))
+        a, b = ours.step(actions), theirs.step(actions)
+        assert a[0] == b[0]
+        for x, y in zip(a[1:4], b[1:4]):
+            same(x, y, f"step {step}")
+        same(a[4], b[4], f"step {step} info")
+        ends += int(a[2].sum() + a[3].sum())
+    assert ends >= n  # the envs did end and reset on the way
+    assert batches and (all(batches) if mode == AutoresetMode.NEXT_STEP else any(batches))
+    ours.close()
+    theirs.close()
+
+
+SCALARS = st.one_of(
+    st.integers(-(2**40), 2**40),
+    st.floats(allow_nan=False),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=3),
+    st.tuples(st.integers(0, 3)),
+    st.sampled_from([np.float32(1.5), np.int64(7), np.zeros(2), np.ones(3, dtype=np.int8), np.zeros((1, 2))]),
+)
+INFOS = st.dictionaries(
+    st.sampled_from(["turn", "score", "outcome", "hidden", "final_obs"]),
+    st.one_of(SCALARS, st.dictionaries(st.sampled_from(["a", "b"]), SCALARS, max_size=2)),
+    max_size=4,
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 4), data=st.data())
+def test_batch_infos_merges_as_gymnasium_or_defers(n, data):
+    """Any infos of any envs (keys missing in some, types mixed, nested dicts, arrays of several
+    shapes): the column batch is Gymnasium's merge, or None (then the env uses that merge)."""
+    envs = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+    infos = [(i, data.draw(INFOS)) for i in envs]
+    try:
+        expected = gymnasium_merge(infos, n)
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        expected = None
+    got = batch_infos(infos, n)
+    if got is not None:
+        assert expected is not None, infos
+        same(got, expected)
+
+
+def test_steps_whose_infos_differ_take_gymnasiums_merge():
+    """One env with an extra key, another with an int where the rest have a float: the batch is
+    still Gymnasium's (the extra key masked, the int cast the way Gymnasium casts)."""
+
+    class Odd(gym.Env):
+        observation_space = gym.spaces.Discrete(2)
+        action_space = gym.spaces.Discrete(2)
+
+        def __init__(self, index: int) -> None:
+            self.index = index
+
+        def reset(self, *, seed=None, options=None):
+            return 0, {}
+
+        def step(self, action):
+            info: dict[str, Any] = {"score": 1 if self.index == 2 else 0.5, "hidden": {"secret": "x"}}
+            if self.index == 1:
+                info["extra"] = np.arange(3)
+            return 0, 0.0, False, False, info
+
+    fns = [lambda i=i: Odd(i) for i in range(4)]
+    ours, theirs = TextSyncVectorEnv(fns), SyncVectorEnv(fns)
+    ours.reset(seed=0)
+    theirs.reset(seed=0)
+    a, b = ours.step([0] * 4)[4], theirs.step([0] * 4)[4]
+    same(a, b)
+    assert list(a["_extra"]) == [False, True, False, False] and a["score"].dtype == np.float64
+
+
+def test_make_vec_names_a_bad_argument_and_passes_the_rest_on():
+    with pytest.raises(ValueError, match="num_envs"):
+        mtp_gym.make_vec("MTP/WordGuess-v0", 0)
+    with pytest.raises(gym.error.Error):
+        mtp_gym.make_vec("MTP/NoSuchPuzzle-v0", 2)
+    seen = []
+
+    def tag(env: gym.Env) -> gym.Env:
+        seen.append(env)
+        return env
+
+    envs = mtp_gym.make_vec("MTP/WordGuess-v0", 3, wrappers=[tag], max_turns=5)
+    assert len(seen) == 3 and envs.spec.kwargs["max_turns"] == 5 and envs.spec.kwargs["num_envs"] == 3
+    _, info = envs.reset(seed=0)
+    assert (info["max_turns"] == 5).all() and info["max_turns"].dtype == np.int64
