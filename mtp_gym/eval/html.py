@@ -29,6 +29,7 @@ import html
 import json
 import os
 import re
+import zlib
 from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -208,19 +209,20 @@ class EpisodeBlocks:
 
 def _packed_index(index: PageIndex, blocks: EpisodeBlocks | None) -> str:
     """The page's index: a JSON header (names, block files, column layout) and the columns' bytes
-    (each 8-byte aligned), gzip-compressed, in base64."""
-    layout, chunks, at = [], [], 0
+    (each 8-byte aligned), gzip-compressed, in base64. The columns go through the compressor
+    one at a time (no copy of the whole index is made)."""
+    n = len(index)
+    layout, at = [], 0
     for name, dtype in INDEX_COLUMNS:
-        data = np.ascontiguousarray(index.columns[name], dtype=dtype).tobytes()
-        layout.append([name, dtype, at, len(index)])
-        chunks.append(data + b"\0" * (-len(data) % 8))
-        at += len(chunks[-1])
+        layout.append([name, dtype, at, n])
+        size = np.dtype(dtype).itemsize * n
+        at += size + (-size % 8)
     header = _json(
         {
             "tasks": index.tasks,
             "agents": index.agents,
             "outcomes": index.outcomes,
-            "count": len(index),
+            "count": n,
             "token": blocks.token if blocks else "",
             "dir": blocks.dir.name if blocks else "",
             "blocks": blocks.names if blocks else [],
@@ -228,7 +230,14 @@ def _packed_index(index: PageIndex, blocks: EpisodeBlocks | None) -> str:
         }
     )
     header += b" " * (-(len(header) + 4) % 8)
-    return _b64gzip(len(header).to_bytes(4, "little") + header + b"".join(chunks))
+    gz = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: the gzip container
+    parts = [gz.compress(len(header).to_bytes(4, "little") + header)]
+    for name, dtype in INDEX_COLUMNS:
+        data = np.ascontiguousarray(index.columns[name], dtype=dtype)
+        parts.append(gz.compress(data.data.cast("B") if n else b""))
+        parts.append(gz.compress(b"\0" * (-data.nbytes % 8)))
+    parts.append(gz.flush())
+    return base64.b64encode(b"".join(parts)).decode()
 
 
 def write_page(
@@ -264,8 +273,9 @@ def write_page(
     page = _SLOT.sub(lambda m: slots[m.group(1)], (assets / "report.html").read_text())
     tmp = Path(path).with_name(Path(path).name + ".tmp")
     tmp.write_text(page)
+    size = tmp.stat().st_size
     os.replace(tmp, path)
-    return {"bytes": len(page.encode()), "episodes": len(index), "blocks": len(blocks.names) if blocks else 0}
+    return {"bytes": size, "episodes": len(index), "blocks": len(blocks.names) if blocks else 0}
 
 
 def write_html(
