@@ -213,3 +213,74 @@ def test_a_ray_actor_tells_the_driver_its_process_reached_the_endpoint(tmp_path)
     keeps.endpoint_reached()
     for _ in range(3):
         keeps(record)
+
+
+def _spy_processes(monkeypatch: pytest.MonkeyPatch, slots: int) -> list[int]:
+    """Event-loop processes of ``slots`` in flight each; the process counts the runs used."""
+    used: list[int] = []
+    run = backends._run_async_processes
+
+    def spy(*args, **kwargs):
+        used.append(args[-1])
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(backends, "ASYNC_SLOTS_PER_PROCESS", slots)
+    monkeypatch.setattr(backends, "_run_async_processes", spy)
+    return used
+
+
+@pytest.mark.skipif(backends.async_processes(2 * 4096) < 2, reason="one core: one event loop")
+def test_past_one_loops_slots_the_episodes_spread_over_processes_and_lose_nothing(tmp_path, monkeypatch):
+    """More episodes in flight than one event loop takes: two processes, each its own loop, play
+    every episode once; the log holds what one loop plays (same outcomes, turns and scores per
+    episode, as the endpoint answers the same moves), and resuming plays nothing again."""
+    used = _spy_processes(monkeypatch, 4)
+    kwargs = {"env_kwargs": {HN: {"configs_per_level": 16}}, "samples": 2, "progress": False}
+    with LatencyEndpoint(0.02) as ep:
+        config = AgentConfig("openai:m", {"base_url": ep.url, "max_retries": 0})
+        spread = run_eval([HN], config, tmp_path / "spread", workers=8, **kwargs)
+        one = run_eval([HN], config, tmp_path / "one", workers=4, **kwargs)
+        served = ep.stats()["served"]
+        run_eval([HN], config, tmp_path / "spread", workers=8, **kwargs)
+        assert ep.stats()["served"] == served  # resumed: nothing left to play
+    assert used == [2]  # the 4-slot run plays on one loop; the resumed run has nothing to play
+
+    def by_episode(path):
+        recs = read_episodes(path)[0]
+        return {(r["config_id"], r["sample"]): (r["outcome"], r["turns"], r["score"]) for r in recs}, len(recs)
+
+    spread_recs, n = by_episode(spread.path)
+    assert n == 32 and spread_recs == by_episode(one.path)[0]
+    assert all(outcome != "infra_error" for outcome, _, _ in spread_recs.values())
+
+
+@pytest.mark.skipif(backends.async_processes(2 * 4096) < 2, reason="one core: one event loop")
+def test_spread_over_processes_a_refused_port_still_stops_the_run_in_seconds(tmp_path, monkeypatch):
+    used = _spy_processes(monkeypatch, 2)
+    config = AgentConfig("openai:m", {"base_url": f"http://127.0.0.1:{_free_port()}/v1"})
+    start = time.monotonic()
+    with pytest.raises(EndpointDown, match=f"^no endpoint reached in {backends.ENDPOINT_WAIT:g} s"):
+        run_eval([HN], config, tmp_path, workers=4, progress=False)
+    assert time.monotonic() - start < 60 and used == [2]
+    assert read_episodes(tmp_path / LOG_NAME)[0] == []
+
+
+@pytest.mark.skipif(backends.async_processes(2 * 4096) < 2, reason="one core: one event loop")
+@pytest.mark.parametrize("how", ["dies", "raises"])
+def test_an_event_loop_process_that_dies_or_fails_stops_the_run_with_its_reason(tmp_path, monkeypatch, how):
+    """A loop process killed (exit code 3) or failing (an exception) stops the run with the
+    exit code or the traceback, instead of waiting forever for its episodes."""
+    import os
+
+    def broken(*args, **kwargs):
+        if how == "dies":
+            os._exit(3)
+        raise ValueError("a bug in the loop")
+
+    _spy_processes(monkeypatch, 2)
+    monkeypatch.setattr(backends, "_run_async", broken)
+    with LatencyEndpoint(0.01) as ep:
+        config = AgentConfig("openai:m", {"base_url": ep.url, "max_retries": 0})
+        expected = "died \\(exit code 3\\)" if how == "dies" else "failed:(.|\\n)*ValueError: a bug in the loop"
+        with pytest.raises(RuntimeError, match=expected):
+            run_eval([HN], config, tmp_path, workers=4, split="8", progress=False)

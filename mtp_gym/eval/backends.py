@@ -23,11 +23,13 @@ if TYPE_CHECKING:  # asyncio and the pools load when a run uses them (`mtp-gym l
     from concurrent.futures import Executor, Future
 
 __all__ = [
+    "ASYNC_SLOTS_PER_PROCESS",
     "ENDPOINT_WAIT",
     "BACKENDS",
     "EndpointDown",
     "EXECUTORS",
     "BackendUnavailable",
+    "async_processes",
     "bounded_map",
     "default_workers",
     "die_with_parent",
@@ -163,6 +165,123 @@ def _run_async(
     if tasks:
         with paced_gc() as collect:
             asyncio.run(main())
+
+
+#: In-flight episodes one event loop plays at most before :func:`play_all` spreads them over
+#: several processes, each with its own loop (one core per loop; past ~2,000 requests in flight
+#: one loop saturates its core).
+ASYNC_SLOTS_PER_PROCESS = 2048
+#: Seconds between two checks that every event-loop process is still alive.
+_CHILD_POLL = 1.0
+
+
+def async_processes(workers: int) -> int:
+    """Event-loop processes for ``workers`` endpoint episodes in flight: one per
+    :data:`ASYNC_SLOTS_PER_PROCESS` begun, at most one per core this process may run on."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, -(-workers // ASYNC_SLOTS_PER_PROCESS)))
+
+
+def _async_child(
+    tasks: list[tuple[str, int, int]],
+    agent_config: AgentConfig,
+    env_kwargs: dict[str, dict[str, Any]],
+    workers: int,
+    seed: int | None,
+    watch: float | None,
+    queue: Any,
+) -> None:
+    """One event-loop process of :func:`_run_async_processes`: plays ``tasks`` and puts on
+    ``queue`` ``("record", record, reached)`` per finished episode (``reached``: a request of this
+    process reached the endpoint), then ``("done", None, False)``, or ``("down", message, False)``
+    / ``("error", text, False)`` if the run stopped."""
+    import traceback
+
+    from mtp_gym.agents.llm.endpoint import REACHED
+
+    process_worker()
+    connections = endpoint_connections(agent_config, tasks[0][0]) if tasks else []
+    before = REACHED.count(connections)
+
+    def send(record: EpisodeRecord) -> None:
+        queue.put(("record", record, REACHED.count(connections) > before))
+
+    try:
+        _run_async(tasks, agent_config, env_kwargs, workers, send, seed, watch)
+    except EndpointDown as err:
+        queue.put(("down", str(err), False))
+    except BaseException:
+        queue.put(("error", traceback.format_exc(limit=8), False))
+    else:
+        queue.put(("done", None, False))
+
+
+def _run_async_processes(
+    tasks: list[tuple[str, int, int]],
+    agent_config: AgentConfig,
+    env_kwargs: dict[str, dict[str, Any]],
+    workers: int,
+    on_record: Any,
+    seed: int | None,
+    watch: float | None,
+    processes: int,
+) -> None:
+    """:func:`_run_async` over ``processes`` processes, each playing every ``processes``-th task
+    with its share of the ``workers`` slots on its own event loop; records come back to this
+    process as they finish, in the order they finish, and go to ``on_record`` here. An exception
+    from ``on_record``, a stopped process (:class:`EndpointDown` included) or a process that died
+    stops the run (the others are terminated)."""
+    import multiprocessing as mp
+    import queue as queues
+
+    ctx = mp.get_context()
+    channel = ctx.Queue()
+    children = [
+        ctx.Process(
+            target=_async_child,
+            args=(
+                tasks[i::processes],
+                agent_config,
+                env_kwargs,
+                workers // processes + (i < workers % processes),
+                seed,
+                watch,
+                channel,
+            ),
+            name=f"mtp-gym-loop-{i}",
+            daemon=True,
+        )
+        for i in range(processes)
+    ]
+    for child in children:
+        child.start()
+    running = len(children)
+    try:
+        while running:
+            try:
+                kind, payload, reached = channel.get(timeout=_CHILD_POLL)
+            except queues.Empty:
+                dead = [c for c in children if c.exitcode not in (None, 0)]
+                if dead:
+                    raise RuntimeError(f"an event-loop process died (exit code {dead[0].exitcode})") from None
+                continue
+            if kind == "record":
+                if reached and hasattr(on_record, "endpoint_reached"):
+                    on_record.endpoint_reached()
+                on_record(payload)
+            elif kind == "done":
+                running -= 1
+            elif kind == "down":
+                raise EndpointDown(payload)
+            else:
+                raise RuntimeError(f"an event-loop process failed:\n{payload}")
+    finally:
+        for child in children:
+            if child.is_alive():
+                child.terminate()
+        for child in children:
+            child.join()
+        channel.close()
 
 
 def endpoint_connections(agent_config: AgentConfig, env_id: str) -> list[Any]:
@@ -494,12 +613,17 @@ def play_all(
 ) -> None:
     """Play ``tasks`` on the executor ``kind`` (``ray``, ``async``, ``thread``, ``process`` or
     ``None``: here, one at a time), handing each finished record to ``on_record``; ``watch``:
-    see :func:`_run_async` (the event loop only)."""
+    see :func:`_run_async` (the event loop only). More than :data:`ASYNC_SLOTS_PER_PROCESS`
+    episodes in flight on the event loop run in several processes (:func:`async_processes`)."""
     if kind == "ray":
         _run_ray(tasks, agent_config, env_kwargs, workers, address, on_record, seed)
         return
     if kind == "async":
-        _run_async(tasks, agent_config, env_kwargs, workers, on_record, seed, watch)
+        processes = async_processes(min(workers, len(tasks)))
+        if processes > 1:
+            _run_async_processes(tasks, agent_config, env_kwargs, workers, on_record, seed, watch, processes)
+        else:
+            _run_async(tasks, agent_config, env_kwargs, workers, on_record, seed, watch)
         return
     calls = ((agent_config, e, env_kwargs[e], c, sample, seed) for e, c, sample in tasks)
     if kind is None:
