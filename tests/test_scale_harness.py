@@ -218,14 +218,14 @@ def test_a_ray_actor_tells_the_driver_its_process_reached_the_endpoint(tmp_path)
 def _spy_processes(monkeypatch: pytest.MonkeyPatch, slots: int) -> list[int]:
     """Event-loop processes of ``slots`` in flight each; the process counts the runs used."""
     used: list[int] = []
-    run = backends._run_async_processes
+    run = backends._run_loops
 
-    def spy(*args, **kwargs):
-        used.append(args[-1])
-        return run(*args, **kwargs)
+    def spy(processes, *args):
+        used.append(processes)
+        return run(processes, *args)
 
     monkeypatch.setattr(backends, "ASYNC_SLOTS_PER_PROCESS", slots)
-    monkeypatch.setattr(backends, "_run_async_processes", spy)
+    monkeypatch.setattr(backends, "_run_loops", spy)
     return used
 
 

@@ -182,19 +182,12 @@ def async_processes(workers: int) -> int:
     return max(1, min(cores, -(-workers // ASYNC_SLOTS_PER_PROCESS)))
 
 
-def _async_child(
-    tasks: list[tuple[str, int, int]],
-    agent_config: AgentConfig,
-    env_kwargs: dict[str, dict[str, Any]],
-    workers: int,
-    seed: int | None,
-    watch: float | None,
-    queue: Any,
-) -> None:
-    """One event-loop process of :func:`_run_async_processes`: plays ``tasks`` and puts on
-    ``queue`` ``("record", record, reached)`` per finished episode (``reached``: a request of this
-    process reached the endpoint), then ``("done", None, False)``, or ``("down", message, False)``
-    / ``("error", text, False)`` if the run stopped."""
+def _async_child(queue: Any, tasks: list[tuple[str, int, int]], agent_config: AgentConfig, *args: Any) -> None:
+    """One event-loop process of :func:`_run_loops`: plays ``tasks`` (``args``:
+    ``env_kwargs, workers, seed, watch`` of :func:`_run_async`) and puts on ``queue``
+    ``("record", record, reached)`` per finished episode (``reached``: a request of this process
+    reached the endpoint), then ``("done", None, False)``, or ``("down", message, False)`` /
+    ``("error", text, False)`` if the run stopped."""
     import traceback
 
     from mtp_gym.agents.llm.endpoint import REACHED
@@ -206,6 +199,7 @@ def _async_child(
     def send(record: EpisodeRecord) -> None:
         queue.put(("record", record, REACHED.count(connections) > before))
 
+    env_kwargs, workers, seed, watch = args
     try:
         _run_async(tasks, agent_config, env_kwargs, workers, send, seed, watch)
     except EndpointDown as err:
@@ -216,37 +210,30 @@ def _async_child(
         queue.put(("done", None, False))
 
 
-def _run_async_processes(
-    tasks: list[tuple[str, int, int]],
-    agent_config: AgentConfig,
-    env_kwargs: dict[str, dict[str, Any]],
-    workers: int,
-    on_record: Any,
-    seed: int | None,
-    watch: float | None,
-    processes: int,
-) -> None:
-    """:func:`_run_async` over ``processes`` processes, each playing every ``processes``-th task
-    with its share of the ``workers`` slots on its own event loop; records come back to this
-    process as they finish, in the order they finish, and go to ``on_record`` here. An exception
-    from ``on_record``, a stopped process (:class:`EndpointDown` included) or a process that died
-    stops the run (the others are terminated)."""
+def _run_loops(processes: int, on_record: Any, job: tuple) -> None:
+    """:func:`_run_async` over ``processes`` processes, each with its own event loop playing every
+    ``processes``-th task with its share of the slots (``job``: ``tasks, agent_config,
+    env_kwargs, workers, seed, watch`` of :func:`_run_async`); records come back to this process
+    as they finish and go to ``on_record`` here. An exception from ``on_record``, a stopped
+    process (:class:`EndpointDown` included) or a process that died stops the run (the others
+    are terminated)."""
     import multiprocessing as mp
     import queue as queues
 
+    tasks, agent_config, env_kwargs, workers, seed, watch = job
     ctx = mp.get_context()
     channel = ctx.Queue()
     children = [
         ctx.Process(
             target=_async_child,
             args=(
+                channel,
                 tasks[i::processes],
                 agent_config,
                 env_kwargs,
                 workers // processes + (i < workers % processes),
                 seed,
                 watch,
-                channel,
             ),
             name=f"mtp-gym-loop-{i}",
             daemon=True,
@@ -621,7 +608,7 @@ def play_all(
     if kind == "async":
         processes = async_processes(min(workers, len(tasks)))
         if processes > 1:
-            _run_async_processes(tasks, agent_config, env_kwargs, workers, on_record, seed, watch, processes)
+            _run_loops(processes, on_record, (tasks, agent_config, env_kwargs, workers, seed, watch))
         else:
             _run_async(tasks, agent_config, env_kwargs, workers, on_record, seed, watch)
         return
