@@ -113,6 +113,7 @@ def build_report(
         shown = set(find_run_dirs(dirs))
         stream.add_all(iter_runs([out / "baselines"], warn=lambda m: None, slim=False, exclude=shown), table=False)
     text = report.write_report(rows, out)
+    del rows  # the rows' per-episode lists, before the page's index is built
     blocks.close()
     write_page(text, stream.page_index(), blocks, page, [out / f for f in report.FIGURES])
     return text

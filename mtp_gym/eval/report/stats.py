@@ -212,13 +212,6 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
 
 
-def _per_config(recs: list[Scored], value: Callable[[Scored], float]) -> list[float]:
-    by: dict[int, list[float]] = {}
-    for r in recs:
-        by.setdefault(r.config_id, []).append(value(r))
-    return [sum(v) / len(v) for v in by.values()]
-
-
 def _probe_record(record: Scored) -> dict[str, Any]:
     """What the probe tables read of one scored episode under a probe."""
     figures = record.probe_result
@@ -230,78 +223,118 @@ def _probe_record(record: Scored) -> dict[str, Any]:
     }
 
 
-def _score(r: Scored) -> float:
-    return float(r.score or 0.0)
+class _Tally:
+    """One agent's episodes on one task, read once in log order: the lists and running sums a
+    :class:`Row` is made of (each sum adds in log order, as ``sum`` over a list would), so the
+    episodes themselves need not be held (memory flat in everything but the per-episode lists
+    the row keeps)."""
+
+    def __init__(self, probe: bool, price: tuple[float, float] | None) -> None:
+        self.price = price
+        self.scores: list[float] = []
+        self.turns: list[int] = []
+        self.wins: list[int] = []
+        self.outcome_turns: dict[str, list[int]] = {}
+        self.by_config: dict[int, tuple[list[float], list[int]]] = {}  # config: (scores, [successes])
+        self.format_errors: int | float = 0
+        self.prompt_tokens: int | float = 0
+        self.completion_tokens: int | float = 0
+        self.cost: int | float = 0  # the scored episodes' token cost, before the infra errors'
+        self.infra: list[int | float] = []  # each infra error's token cost (0 without a price)
+        self.probe_records: list[dict[str, Any]] | None = [] if probe else None
+
+    def add(self, r: Scored) -> None:
+        price = self.price
+        cost = 0 if price is None else r.prompt_tokens * price[0] + r.completion_tokens * price[1]
+        if r.outcome == "infra_error":
+            self.infra.append(cost)
+            return
+        self.cost += cost
+        score = float(r.score or 0.0)
+        won = r.outcome == "success"
+        self.scores.append(score)
+        self.turns.append(r.turns)
+        if won:
+            self.wins.append(r.turns)
+        self.outcome_turns.setdefault(r.outcome, []).append(r.turns)
+        config = self.by_config.setdefault(r.config_id, ([], [0]))
+        config[0].append(score)
+        config[1][0] += won
+        self.format_errors += r.format_errors
+        self.prompt_tokens += r.prompt_tokens
+        self.completion_tokens += r.completion_tokens
+        if self.probe_records is not None:
+            self.probe_records.append(_probe_record(r))
+
+    def share(self, outcome: str) -> float:
+        n = len(self.scores)
+        return len(self.outcome_turns.get(outcome, ())) / n if n else float("nan")
+
+    def per_episode(self, total: int | float) -> float:
+        return total / len(self.scores) if self.scores else float("nan")
+
+    def intervals(self, k: int) -> tuple[tuple[float, float], tuple[float, float]]:
+        """The score and success intervals: episodes resampled, or configurations when ``k`` > 1
+        (episodes of one configuration are not independent)."""
+        if k > 1:
+            return (
+                bootstrap_ci([mean(s) for s, _ in self.by_config.values()]),
+                bootstrap_ci([w[0] / len(s) for s, w in self.by_config.values()]),
+            )
+        return bootstrap_ci(self.scores), wilson_ci(len(self.wins), len(self.scores))
+
+    def total_cost(self) -> float | None:
+        """Dollars: the scored episodes' cost, then each infra error's, added in that order."""
+        if self.price is None:
+            return None
+        total = self.cost
+        for cost in self.infra:
+            total += cost
+        return total / 1e6
 
 
-def _share(recs: list[Scored], outcome: str) -> float:
-    return sum(r.outcome == outcome for r in recs) / len(recs) if recs else float("nan")
-
-
-def _intervals(recs: list[Scored], k: int, wins: int) -> tuple[tuple[float, float], tuple[float, float]]:
-    """The score and success intervals: episodes resampled, or configurations when ``k`` > 1
-    (episodes of one configuration are not independent)."""
-    if k > 1:
-        return (
-            bootstrap_ci(_per_config(recs, _score)),
-            bootstrap_ci(_per_config(recs, lambda r: float(r.outcome == "success"))),
-        )
-    return bootstrap_ci([_score(r) for r in recs]), wilson_ci(wins, len(recs))
-
-
-def _cost(recs: list[Scored], price: tuple[float, float] | None) -> float | None:
-    if price is None:
-        return None
-    return sum(r.prompt_tokens * price[0] + r.completion_tokens * price[1] for r in recs) / 1e6
-
-
-def _row(task: tuple[str, str, int | None, str | None], group: list[Scored], price: Any) -> Row:
-    """The :class:`Row` of one agent's episodes on one task."""
+def _row(task: tuple[str, str, int | None, str | None], group: Iterable[Scored], price: Any) -> Row:
+    """The :class:`Row` of one agent's episodes on one task (``group``: read once, in log order)."""
     env, agent, level, probe = task
-    recs = [r for r in group if r.outcome != "infra_error"]
-    n = len(recs)
-    wins = [r.turns for r in recs if r.outcome == "success"]
-    success, turns_success = len(wins) / n if n else float("nan"), mean(wins)
-    per_config: dict[int, list[Scored]] = {}
-    for r in recs:
-        per_config.setdefault(r.config_id, []).append(r)
-    k = min((len(v) for v in per_config.values()), default=1)
-    score_ci, success_ci = _intervals(recs, k, len(wins))
-    outcome_turns: dict[str, list[int]] = {}
-    for r in recs:
-        outcome_turns.setdefault(r.outcome, []).append(r.turns)
+    t = _Tally(probe is not None, price)
+    for r in group:
+        t.add(r)
+    n = len(t.scores)
+    success, turns_success = len(t.wins) / n if n else float("nan"), mean(t.wins)
+    k = min((len(s) for s, _ in t.by_config.values()), default=1)
+    score_ci, success_ci = t.intervals(k)
     return Row(
         env=env,
         agent=agent,
         level=level,
         probe=probe,
         episodes=n,
-        mean_score=mean([_score(r) for r in recs]),
+        mean_score=mean(t.scores),
         score_lo=score_ci[0],
         score_hi=score_ci[1],
         success_rate=success,
         success_lo=success_ci[0],
         success_hi=success_ci[1],
-        mean_turns=mean([r.turns for r in recs]),
+        mean_turns=mean(t.turns),
         mean_turns_success=turns_success,
-        efficiency=100 * success / turns_success if wins else 0.0,
-        format_errors=mean([r.format_errors for r in recs]),
-        failure=_share(recs, "failure"),
-        format_error=_share(recs, "format_error"),
-        timeout=_share(recs, "timeout"),
-        context_overflow=_share(recs, "context_overflow"),
-        infra_errors=len(group) - n,
-        prompt_tokens=mean([r.prompt_tokens for r in recs]),
-        completion_tokens=mean([r.completion_tokens for r in recs]),
-        cost=_cost(recs + [r for r in group if r.outcome == "infra_error"], price),
-        turns=[r.turns for r in recs],
+        efficiency=100 * success / turns_success if t.wins else 0.0,
+        format_errors=t.per_episode(t.format_errors),
+        failure=t.share("failure"),
+        format_error=t.share("format_error"),
+        timeout=t.share("timeout"),
+        context_overflow=t.share("context_overflow"),
+        infra_errors=len(t.infra),
+        prompt_tokens=t.per_episode(t.prompt_tokens),
+        completion_tokens=t.per_episode(t.completion_tokens),
+        cost=t.total_cost(),
+        turns=t.turns,
         samples=k,
-        pass_at_k=mean([pass_at_k(len(v), sum(r.outcome == "success" for r in v), k) for v in per_config.values()]),
-        mean_at_k=mean(_per_config(recs, _score)),
-        outcome_turns=outcome_turns,
-        config_scores={c: mean([_score(r) for r in v]) for c, v in per_config.items()},
-        config_success={c: mean([float(r.outcome == "success") for r in v]) for c, v in per_config.items()},
-        probe_records=None if probe is None else [_probe_record(r) for r in recs],
+        pass_at_k=mean([pass_at_k(len(s), w[0], k) for s, w in t.by_config.values()]),
+        mean_at_k=mean([mean(s) for s, _ in t.by_config.values()]),
+        outcome_turns=t.outcome_turns,
+        config_scores={c: mean(s) for c, (s, _) in t.by_config.items()},
+        config_success={c: w[0] / len(s) for c, (s, w) in t.by_config.items()},
+        probe_records=t.probe_records,
     )
 
 
@@ -318,13 +351,14 @@ def compute_rows(
 
 
 def rows_of(
-    groups: Iterable[tuple[tuple[str, str, int | None, str | None], Sequence[Scored]]],
+    groups: Iterable[tuple[tuple[str, str, int | None, str | None], Iterable[Scored]]],
     prices: dict[str, tuple[float, float]] | None = None,
 ) -> list[Row]:
     """The rows of ``groups`` ((env, agent, level, probe), its episodes in log order), in report
-    order (see :func:`compute_rows`); each group is read once, so it may be built on demand."""
+    order (see :func:`compute_rows`); each group is read once, one episode at a time, so it may
+    be an iterator that builds them on demand."""
     prices = prices or {}
-    rows = [_row(task, list(recs), prices.get(task[1])) for task, recs in groups]
+    rows = [_row(task, recs, prices.get(task[1])) for task, recs in groups]
     order = agent_order()
     rows.sort(key=lambda r: (r.env, r.level or 0, r.probe or "", order(r.agent), r.agent))
     return rows

@@ -235,7 +235,7 @@ class ReportStream:
 
     def rows(self, prices: dict[str, tuple[float, float]] | None = None) -> list[Row]:
         """One :class:`~.stats.Row` per task and agent over the rows the tables count (each
-        group's episodes built when its row is computed, then dropped)."""
+        group's episodes built one at a time as its row reads them)."""
         kept = self.kept(TABLE)
         group = self._col(self.group, np.int32)[kept]
         order = np.argsort(group, kind="stable")
@@ -243,7 +243,7 @@ class ReportStream:
         starts = np.searchsorted(group, np.arange(len(self._groups) + 1))
         present = [g for g in range(len(self._groups)) if starts[g + 1] > starts[g]]
         tasks = list(self._groups)
-        return rows_of(((tasks[g], list(self._episodes(kept[starts[g] : starts[g + 1]]))) for g in present), prices)
+        return rows_of(((tasks[g], self._episodes(kept[starts[g] : starts[g + 1]])) for g in present), prices)
 
     # -- the page ---------------------------------------------------------------------------
 

@@ -1,0 +1,137 @@
+"""A report row is read in one pass over its episodes (memory: no episode objects held) and
+equals, bit for bit, the row of its definition: means and sums over lists in log order."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mtp_gym.eval.report.stats import Row, bootstrap_ci, pass_at_k, rows_of, wilson_ci
+
+OUTCOMES = ["success", "failure", "timeout", "format_error", "context_overflow", "infra_error"]
+
+
+@dataclass
+class Ep:
+    config_id: int
+    outcome: str
+    score: float | None
+    turns: int
+    format_errors: int
+    prompt_tokens: int | float
+    completion_tokens: int | float
+    probe_result: dict[str, Any] | None
+
+
+def mean(xs: list) -> float:
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def defined_row(task: tuple, group: list[Ep], price: tuple[float, float] | None) -> dict[str, Any]:
+    """The row as its fields are defined: lists of the scored episodes, summed in log order."""
+    recs = [r for r in group if r.outcome != "infra_error"]
+    n = len(recs)
+    score = [float(r.score or 0.0) for r in recs]
+    wins = [r.turns for r in recs if r.outcome == "success"]
+    configs: dict[int, list[Ep]] = {}
+    for r in recs:
+        configs.setdefault(r.config_id, []).append(r)
+    k = min((len(v) for v in configs.values()), default=1)
+    config_score = [mean([float(r.score or 0.0) for r in v]) for v in configs.values()]
+    config_success = [mean([float(r.outcome == "success") for r in v]) for v in configs.values()]
+    if k > 1:
+        score_ci, success_ci = bootstrap_ci(config_score), bootstrap_ci(config_success)
+    else:
+        score_ci, success_ci = bootstrap_ci(score), wilson_ci(len(wins), n)
+    success = len(wins) / n if n else float("nan")
+    outcome_turns: dict[str, list[int]] = {}
+    for r in recs:
+        outcome_turns.setdefault(r.outcome, []).append(r.turns)
+    cost = None
+    if price is not None:
+        cost = (
+            sum(
+                r.prompt_tokens * price[0] + r.completion_tokens * price[1]
+                for r in recs + [r for r in group if r.outcome == "infra_error"]
+            )
+            / 1e6
+        )
+    return {
+        "episodes": n,
+        "mean_score": mean(score),
+        "score_lo": score_ci[0],
+        "score_hi": score_ci[1],
+        "success_rate": success,
+        "success_lo": success_ci[0],
+        "success_hi": success_ci[1],
+        "mean_turns": mean([r.turns for r in recs]),
+        "mean_turns_success": mean(wins),
+        "efficiency": 100 * success / mean(wins) if wins else 0.0,
+        "format_errors": mean([r.format_errors for r in recs]),
+        **{o: sum(r.outcome == o for r in recs) / n if n else float("nan") for o in OUTCOMES[1:5]},
+        "infra_errors": len(group) - n,
+        "prompt_tokens": mean([r.prompt_tokens for r in recs]),
+        "completion_tokens": mean([r.completion_tokens for r in recs]),
+        "cost": cost,
+        "turns": [r.turns for r in recs],
+        "samples": k,
+        "pass_at_k": mean([pass_at_k(len(v), sum(r.outcome == "success" for r in v), k) for v in configs.values()]),
+        "mean_at_k": mean(config_score),
+        "outcome_turns": outcome_turns,
+        "config_scores": dict(zip(configs, config_score)),
+        "config_success": dict(zip(configs, config_success)),
+        "probe_records": None
+        if task[3] is None
+        else [
+            {
+                "config_id": r.config_id,
+                "success": r.outcome == "success",
+                "score": float(r.score or 0.0),
+                "figures": r.probe_result if isinstance(r.probe_result, dict) else None,
+            }
+            for r in recs
+        ],
+    }
+
+
+def same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+TOKENS = st.one_of(st.integers(0, 10**6), st.floats(0, 1e6, allow_nan=False))
+EPISODES = st.builds(
+    Ep,
+    config_id=st.integers(0, 6),
+    outcome=st.sampled_from(OUTCOMES),
+    score=st.one_of(st.none(), st.floats(0, 1, allow_nan=False), st.sampled_from([0.1, 0.7, 1 / 3])),
+    turns=st.integers(1, 40),  # a success takes a turn (efficiency divides by the turns)
+    format_errors=st.integers(0, 3),
+    prompt_tokens=TOKENS,
+    completion_tokens=TOKENS,
+    probe_result=st.one_of(st.none(), st.just({"drop": 0.5})),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    group=st.lists(EPISODES, max_size=40),
+    probe=st.sampled_from([None, "noise"]),
+    price=st.one_of(st.none(), st.just((0.15, 0.6))),
+)
+def test_a_row_is_its_definition_bit_for_bit(group, probe, price):
+    task = ("MTP/HiddenNumber-v0", "model", 2, probe)
+    (row,) = rows_of([(task, iter(group))], {"model": price} if price else None)  # read once, as a stream
+    assert isinstance(row, Row)
+    got = asdict(row)
+    for key, value in defined_row(task, group, price).items():
+        assert same(got[key], value), (key, got[key], value)
