@@ -224,10 +224,9 @@ def _probe_record(record: Scored) -> dict[str, Any]:
 
 
 class _Tally:
-    """One agent's episodes on one task, read once in log order: the lists and running sums a
-    :class:`Row` is made of (each sum adds in log order, as ``sum`` over a list would), so the
-    episodes themselves need not be held (memory flat in everything but the per-episode lists
-    the row keeps)."""
+    """One agent's episodes on one task, read once in log order: the lists a :class:`Row` and
+    its intervals read and running sums (each adding in log order, as ``sum`` over a list
+    would), so the episodes themselves are never held."""
 
     def __init__(self, probe: bool, price: tuple[float, float] | None) -> None:
         self.price = price
