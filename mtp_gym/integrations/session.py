@@ -159,7 +159,9 @@ def draws(
 ) -> list[Draw]:
     """The episodes ``mtp-gym eval --split SPLIT --samples K --seed S`` plays (``configs="benchmark"``),
     in its order; or, for training, ``split`` (an int N) times ``samples`` generated configurations
-    none of which is a configuration of the benchmark split (:func:`generated_seeds` from ``seed``)."""
+    none of which is a configuration of the benchmark split (:func:`generated_seeds` from ``seed``).
+    Either way configuration by configuration, each one's ``samples`` draws in a row (the Inspect
+    dataset slices them so)."""
     _check_source(configs)
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
         raise ValueError(f"samples must be a positive int, got {samples!r}")
