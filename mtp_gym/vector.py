@@ -7,7 +7,10 @@ Word Guess step (about 8 µs against 2). :class:`TextSyncVectorEnv` is a ``SyncV
 ``info`` dicts of a step and batches them column by column when every env returned the same
 keys with values of one type per key (every step of an ``MTP/*`` env); any other step goes
 through Gymnasium's own merge. The batch is the same either way: one array per key of the
-type Gymnasium picks, a ``_key`` mask beside it, nested dicts batched alike.
+type Gymnasium picks, a ``_key`` mask beside it, nested dicts batched alike. With text
+observations it steps the envs in its own loop (Gymnasium's semantics for each autoreset
+mode), gathering rewards and ends in lists and returning the observations' tuple without the
+``deepcopy`` that would return that same tuple of strings.
 
     import mtp_gym
     envs = mtp_gym.make_vec("MTP/WordGuess-v0", num_envs=16)
@@ -23,11 +26,15 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import SyncVectorEnv
+from gymnasium.spaces import Text
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.vector.utils import concatenate, iterate
 
 __all__ = ["TextSyncVectorEnv", "make_vec"]
 
-_SCALARS = (int, float, bool)
+_DTYPES = {int: np.dtype(int), float: np.dtype(float), bool: np.dtype(bool)}
+_TEXT_BATCH = concatenate.dispatch(Text)  # a tuple of the strings
+_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 
 
 def _column(values: Sequence[Any], where: list[int] | None, n: int) -> np.ndarray | None:
@@ -35,71 +42,92 @@ def _column(values: Sequence[Any], where: list[int] | None, n: int) -> np.ndarra
     them, or None where only its merge knows how."""
     first = values[0]
     kind = type(first)
+    if kind in _DTYPES:
+        return _scalars(values if where is None else _spread(values, where, n, kind(0)), _DTYPES[kind])
     types = set(map(type, values))
-    column: np.ndarray
-    if kind in _SCALARS or issubclass(kind, np.number):
+    if issubclass(kind, np.number):
         if len(types) != 1:
             return None
-        if where is None:
-            return np.array(values, dtype=kind)
-        column = np.zeros(n, dtype=kind)
-    elif kind is np.ndarray:
+        return np.array(values if where is None else _spread(values, where, n, kind(0)), dtype=kind)
+    if kind is np.ndarray:
         if len(types) != 1 or any(v.shape != first.shape or v.dtype != first.dtype for v in values):
             return None
         column = np.zeros((n, *first.shape), dtype=first.dtype)
-    elif any(issubclass(t, dict) for t in types):
+        for index, value in zip(range(n) if where is None else where, values):
+            column[index] = value
+        return column
+    if len(types) > 1 and any(issubclass(t, dict) for t in types):  # the first is no dict
         return None
-    elif where is None:
-        return np.fromiter(values, dtype=object, count=n)
-    else:
-        column = np.full(n, None, dtype=object)
-    for index, value in zip(range(n) if where is None else where, values):
-        column[index] = value
-    return column
+    return np.fromiter(values if where is None else _spread(values, where, n, None), dtype=object, count=n)
+
+
+def _scalars(values: Sequence[Any], dtype: np.dtype) -> np.ndarray | None:
+    """Python ints, floats or bools led by one of ``dtype``'s kind as one array, when NumPy's
+    own choice of dtype is ``dtype``: then every value converts as Gymnasium's assignment into
+    an array of that dtype converts it (an int among floats, a bool among ints); a float among
+    ints, an int among bools, a string or a list among numbers make another dtype or fail."""
+    try:
+        column = np.array(values)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    return column if column.dtype == dtype else None
+
+
+def _spread(values: Sequence[Any], where: list[int], n: int, fill: Any) -> list[Any]:
+    """``values`` at the positions ``where`` of a list of ``n`` with ``fill`` elsewhere."""
+    out = [fill] * n
+    for index, value in zip(where, values):
+        out[index] = value
+    return out
 
 
 def batch_infos(infos: list[tuple[int, dict[str, Any]]], n: int) -> dict[str, Any] | None:
     """The batched ``info`` of ``n`` envs from ``(env index, info)`` pairs (at most one per env),
-    as Gymnasium's merge builds it: per key, an array of the first value's type and a ``_key``
-    mask of the envs that have it, nested dicts alike. None when a key's values differ in type
-    or shape (or need Gymnasium's special cases), for the caller to merge one by one."""
-    order = tuple(infos[0][1])
-    if "final_obs" in order:
+    as Gymnasium's merge builds it: per key, an array of the first value's type
+    and a ``_key`` mask of the envs that have it, nested dicts alike. None when a key's values
+    differ in type or shape (or need Gymnasium's special cases), for the caller to merge one by
+    one."""
+    where = [i for i, _ in infos]
+    return _batch_dicts([info for _, info in infos], None if where == list(range(n)) else where, n)
+
+
+def _batch_dicts(dicts: Sequence[dict[str, Any]], where: list[int] | None, n: int) -> dict[str, Any] | None:
+    """:func:`batch_infos` of the dicts of the envs at ``where`` (every env when None)."""
+    keys = list(map(tuple, dicts))
+    if "final_obs" in keys[0]:
         return None
-    if len(infos) == n and all(i == index and tuple(info) == order for index, (i, info) in enumerate(infos)):
-        return _batch_aligned([info for _, info in infos], order, n)
-    union: dict[str, None] = {}
-    for _, info in infos:
-        union.update(dict.fromkeys(info))
+    if where is None and keys.count(keys[0]) == n:
+        return _batch_aligned(dicts, keys[0], n)
+    columns: dict[str, tuple[list[int], list[Any]]] = {}
+    for index, info in zip(range(n) if where is None else where, dicts):
+        for key, value in info.items():
+            column = columns.get(key)
+            if column is None:
+                column = columns[key] = ([], [])
+            column[0].append(index)
+            column[1].append(value)
+    if "final_obs" in columns:
+        return None
+    everywhere = list(range(n))
     out: dict[str, Any] = {}
-    for key in union:
-        if key == "final_obs":
+    for key, (at, values) in columns.items():
+        full = at == everywhere
+        batched = _nested_or_column(values, None if full else at, n)
+        if batched is None:
             return None
-        where = [i for i, info in infos if key in info]
-        values = [info[key] for _, info in infos if key in info]
-        mask = np.zeros(n, dtype=np.bool_)
-        mask[where] = True
-        column = _nested_or_column(values, where, n)
-        if column is None:
-            return None
-        out[key] = column
-        out["_" + key] = mask
+        out[key] = batched
+        out["_" + key] = np.array([True] * n if full else _spread([True] * len(at), at, n, False), dtype=np.bool_)
     return out
 
 
-def _batch_aligned(infos: list[dict[str, Any]], order: tuple[str, ...], n: int) -> dict[str, Any] | None:
-    """:func:`batch_infos` of one info per env, each with the keys ``order`` in that order."""
-    columns = zip(*[tuple(info.values()) for info in infos])
+def _batch_aligned(dicts: Sequence[dict[str, Any]], order: tuple[str, ...], n: int) -> dict[str, Any] | None:
+    """:func:`batch_infos` of one dict per env, each with the keys ``order`` in that order."""
     masks = np.ones((len(order), n), dtype=np.bool_)
     out: dict[str, Any] = {}
-    for row, (key, values) in enumerate(zip(order, columns)):
-        kind = type(values[0])
-        if kind in _SCALARS and len(set(map(type, values))) == 1:
-            column = np.array(values, dtype=kind)
-        else:
-            column = _nested_or_column(values, None, n)
-            if column is None:
-                return None
+    for row, (key, values) in enumerate(zip(order, zip(*[tuple(info.values()) for info in dicts]))):
+        column = _nested_or_column(values, None, n)
+        if column is None:
+            return None
         out[key] = column
         out["_" + key] = masks[row]
     return out
@@ -110,13 +138,18 @@ def _nested_or_column(values: Sequence[Any], where: list[int] | None, n: int) ->
         return _column(values, where, n)
     if not all(issubclass(t, dict) for t in set(map(type, values))):
         return None
-    return batch_infos(list(zip(range(n) if where is None else where, values)), n)
+    return _batch_dicts(values, where, n)
 
 
 class TextSyncVectorEnv(SyncVectorEnv):
     """``SyncVectorEnv`` with the same batches, ``info`` merged column by column (see the module)."""
 
     _pending: list[tuple[int, dict[str, Any]]] | None = None
+
+    def __init__(self, env_fns: Any, **kwargs: Any) -> None:
+        super().__init__(env_fns, **kwargs)
+        space = self.single_observation_space
+        self._text_observations = isinstance(space, Text) and concatenate.dispatch(type(space)) is _TEXT_BATCH
 
     def _add_info(self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int) -> dict[str, Any]:
         if self._pending is None:
@@ -126,27 +159,67 @@ class TextSyncVectorEnv(SyncVectorEnv):
 
     def _merged(self, call: Callable[[], tuple]) -> tuple:
         """Run a step or reset of the parent class with the envs' infos held back, then batch them
-        into the (empty) info dict it returns (for one or two envs Gymnasium's merge is as fast)."""
-        if self.num_envs <= 2:
-            return call()
+        into the (empty) info dict it returns."""
         self._pending = []
         try:
             result = call()
         finally:
             pending, self._pending = self._pending, None
-        infos = result[-1]
+        result[-1].update(self._batch(pending))
+        return result
+
+    def _batch(self, pending: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
+        """The batched info of ``(env index, info)`` pairs: column by column where it can, else (and
+        for one or two envs, where it is as fast) by Gymnasium's merge one pair at a time."""
         batch = None
-        if pending and len({i for i, _ in pending}) == len(pending):
+        if self.num_envs > 2 and pending and len({i for i, _ in pending}) == len(pending):
             batch = batch_infos(pending, self.num_envs)
         if batch is None:
             batch = {}
             for index, info in pending:
                 batch = super()._add_info(batch, info, index)
-        infos.update(batch)
-        return result
+        return batch
 
     def step(self, actions: Any) -> tuple:
-        return self._merged(lambda: super(TextSyncVectorEnv, self).step(actions))
+        mode = getattr(self, "autoreset_mode", None)
+        if mode not in _MODES or not self._text_observations:
+            return self._merged(lambda: super(TextSyncVectorEnv, self).step(actions))
+        return self._step_text(actions, mode)
+
+    def _step_text(self, actions: Any, mode: Any) -> tuple:
+        """``SyncVectorEnv.step`` for text observations, its results collected in lists: a tuple of
+        strings is what ``deepcopy`` of the observations returns anyway (the same tuple)."""
+        n = self.num_envs
+        observations = self._env_obs
+        rewards: list[Any] = [0.0] * n
+        terminations: list[Any] = [False] * n
+        truncations: list[Any] = [False] * n
+        pending: list[tuple[int, dict[str, Any]]] = []
+        resetting = self._autoreset_envs.tolist()
+        next_step, same_step = mode is AutoresetMode.NEXT_STEP, mode is AutoresetMode.SAME_STEP
+        for i, (action, env) in enumerate(zip(iterate(self.action_space, actions), self.envs, strict=True)):
+            if resetting[i] and next_step:
+                observations[i], info = env.reset()
+            else:
+                if mode is AutoresetMode.DISABLED:
+                    assert not resetting[i], f"{self._autoreset_envs=}"
+                observations[i], rewards[i], terminations[i], truncations[i], info = env.step(action)
+                if same_step and (terminations[i] or truncations[i]):
+                    pending.append((i, {"final_obs": observations[i], "final_info": info}))
+                    observations[i], info = env.reset()
+            pending.append((i, info))
+        self._rewards = np.array(rewards, dtype=np.float64)
+        self._terminations = np.array(terminations, dtype=np.bool_)
+        self._truncations = np.array(truncations, dtype=np.bool_)
+        self._autoreset_envs = self._terminations | self._truncations
+        self._observations = tuple(observations)
+        return (
+            self._observations,
+            self._rewards.copy(),
+            self._terminations.copy(),
+            self._truncations.copy(),
+            self._batch(pending),
+        )
 
     def reset(self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None) -> tuple:
         return self._merged(lambda: super(TextSyncVectorEnv, self).reset(seed=seed, options=options))

@@ -57,13 +57,14 @@ PLAYS = {
 }
 
 
-@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED])
 @pytest.mark.parametrize("env_id", sorted(PLAYS))
 def test_the_batches_are_gymnasiums(env_id, mode, monkeypatch):
     """Every step and reset of mtp_gym.make_vec returns what gym.make_vec(..., "sync") returns:
     observations, rewards, ends, and info key for key, dtype for dtype, mask for mask, with
-    episodes ending at different steps in different envs (autoreset both ways); with next-step
-    autoreset every batch is built column by column (none falls back to Gymnasium's merge)."""
+    episodes ending at different steps in different envs (autoreset both ways, or the ended envs
+    reset by a ``reset_mask`` when it is disabled); with next-step autoreset every batch is built
+    column by column (none falls back to Gymnasium's merge)."""
     batches: list[bool] = []
 
     def counted(infos: list, n: int) -> dict | None:
@@ -75,7 +76,7 @@ def test_the_batches_are_gymnasiums(env_id, mode, monkeypatch):
     n = 5
     ours = mtp_gym.make_vec(env_id, n, vector_kwargs={"autoreset_mode": mode}, max_turns=4)
     theirs = gym.make_vec(env_id, n, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode}, max_turns=4)
-    assert isinstance(ours, TextSyncVectorEnv)
+    assert isinstance(ours, TextSyncVectorEnv) and ours._text_observations  # steps in its own loop
     same(ours.reset(seed=3), theirs.reset(seed=3), "reset")
     play = PLAYS[env_id]
     ends = 0
@@ -87,6 +88,10 @@ def test_the_batches_are_gymnasiums(env_id, mode, monkeypatch):
             same(x, y, f"step {step}")
         same(a[4], b[4], f"step {step} info")
         ends += int(a[2].sum() + a[3].sum())
+        ended = a[2] | a[3]
+        if mode == AutoresetMode.DISABLED and ended.any():
+            mask = {"reset_mask": ended}
+            same(ours.reset(options=dict(mask)), theirs.reset(options=dict(mask)), f"reset after {step}")
     assert ends >= n  # the envs did end and reset on the way
     assert batches and (all(batches) if mode == AutoresetMode.NEXT_STEP else any(batches))
     ours.close()
@@ -100,6 +105,9 @@ SCALARS = st.one_of(
     st.none(),
     st.text(max_size=3),
     st.tuples(st.integers(0, 3)),
+    st.integers(2**62, 2**70),
+    st.lists(st.integers(0, 3), max_size=2),
+    st.sampled_from([np.bool_(True), np.uint64(2**63), np.array(3), np.complex128(1j)]),
     st.sampled_from([np.float32(1.5), np.int64(7), np.zeros(2), np.ones(3, dtype=np.int8), np.zeros((1, 2))]),
 )
 INFOS = st.dictionaries(
