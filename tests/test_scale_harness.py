@@ -284,3 +284,45 @@ def test_an_event_loop_process_that_dies_or_fails_stops_the_run_with_its_reason(
         expected = "died \\(exit code 3\\)" if how == "dies" else "failed:(.|\\n)*ValueError: a bug in the loop"
         with pytest.raises(RuntimeError, match=expected):
             run_eval([HN], config, tmp_path, workers=4, split="8", progress=False)
+
+
+def _loop_0_fails_after_loop_1_finished(sentinel):
+    """Fake event-loop processes: loop 0 fails (its message flushed to the pipe first); then
+    loop 1 hands over five finished episodes and ends once told to stop."""
+
+    def child(queue, stop, tasks, *args):
+        if tasks == [0]:
+            queue.put(("error", "a bug in loop 0", False))
+            queue.close()
+            queue.join_thread()
+            sentinel.touch()
+            return
+        while not sentinel.exists():
+            time.sleep(0.01)
+        for k in range(5):
+            queue.put(("record", k, False))
+        stop.wait(60)
+        queue.put(("stopped", None, False))
+
+    return child
+
+
+@pytest.mark.parametrize("log_fails_at", [None, 2])
+def test_a_stopped_run_still_logs_the_episodes_the_other_loops_finished(tmp_path, monkeypatch, log_fails_at):
+    """When one loop process stops the run, the episodes another one finished (their records
+    still on the way) are handed over before the run stops with the first one's reason, so a
+    resume does not play and pay for them again; a log that fails while they are handed over
+    ends that at its failure."""
+    monkeypatch.setattr(backends, "_async_child", _loop_0_fails_after_loop_1_finished(tmp_path / "failed"))
+    got: list[int] = []
+
+    def on_record(k: int) -> None:
+        if k == log_fails_at:
+            raise OSError("disk full")
+        got.append(k)
+
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="failed:\na bug in loop 0"):
+        backends._run_loops(2, on_record, ([0, 1], None, {}, 2, None, None))
+    assert got == ([0, 1, 2, 3, 4] if log_fails_at is None else [0, 1])
+    assert time.monotonic() - start < 10

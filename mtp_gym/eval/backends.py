@@ -120,12 +120,19 @@ def _run_async(
     on_record: Any,
     seed: int | None = None,
     watch: float | None = None,
+    stop: Any = None,
 ) -> None:
     """Play ``tasks`` on one event loop, ``workers`` episodes (so requests) in flight; each
     record is handed over as its episode ends. An exception from ``on_record`` stops the run.
     ``watch`` (seconds): stop with :class:`EndpointDown` when, for that long, no connection to
-    the endpoint could be made and no request of the run reached it (:func:`watch_endpoint`)."""
+    the endpoint could be made and no request of the run reached it (:func:`watch_endpoint`).
+    ``stop`` (an event, e.g. ``multiprocessing.Event``): once it is set, the episodes in flight
+    are cancelled (unfinished, so not recorded) and :class:`_Stopped` is raised."""
     import asyncio
+
+    async def stopped() -> None:
+        while not stop.is_set():
+            await asyncio.sleep(_STOP_POLL)
 
     async def main() -> None:
         queue = iter(tasks)
@@ -145,22 +152,26 @@ def _run_async(
 
         slots = [asyncio.ensure_future(slot()) for _ in range(min(workers, len(tasks)))]
         played = asyncio.gather(*slots)
-        watcher = None
+        watcher = stopper = None
         if watch is not None:
             watcher = asyncio.ensure_future(watch_endpoint(endpoint_connections(agent_config, tasks[0][0]), watch))
+        if stop is not None:
+            stopper = asyncio.ensure_future(stopped())
+        guards = [g for g in (watcher, stopper) if g is not None]
         try:
-            if watcher is not None:
-                either: list[asyncio.Future[Any]] = [played, watcher]
-                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-                if watcher.done() and not played.done():
+            waiting: set[asyncio.Future[Any]] = {played, *guards}
+            while not played.done():
+                done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if watcher is not None and watcher in done and not played.done():
                     watcher.result()  # EndpointDown, else the endpoint was reached: play on
+                if stopper in done and not played.done():
+                    raise _Stopped
             await played
         finally:
-            for task in [*slots, *([watcher] if watcher is not None else [])]:
+            for task in [*slots, *guards]:
                 task.cancel()
             await asyncio.gather(*slots, played, return_exceptions=True)
-            if watcher is not None:
-                await asyncio.gather(watcher, return_exceptions=True)
+            await asyncio.gather(*guards, return_exceptions=True)
 
     if tasks:
         with paced_gc() as collect:
@@ -173,6 +184,15 @@ def _run_async(
 ASYNC_SLOTS_PER_PROCESS = 2048
 #: Seconds between two checks that every event-loop process is still alive.
 _CHILD_POLL = 1.0
+#: Seconds between two looks of an event-loop process at its stop event.
+_STOP_POLL = 0.05
+#: Seconds a stopped run waits for its other event-loop processes to hand over the episodes they
+#: finished (they cancel the rest); past it they are terminated.
+_DRAIN_WAIT = 30.0
+
+
+class _Stopped(Exception):
+    """An event-loop process was told to stop (another one stopped the run)."""
 
 
 def async_processes(workers: int) -> int:
@@ -182,12 +202,15 @@ def async_processes(workers: int) -> int:
     return max(1, min(cores, -(-workers // ASYNC_SLOTS_PER_PROCESS)))
 
 
-def _async_child(queue: Any, tasks: list[tuple[str, int, int]], agent_config: AgentConfig, *args: Any) -> None:
+def _async_child(
+    queue: Any, stop: Any, tasks: list[tuple[str, int, int]], agent_config: AgentConfig, *args: Any
+) -> None:
     """One event-loop process of :func:`_run_loops`: plays ``tasks`` (``args``:
     ``env_kwargs, workers, seed, watch`` of :func:`_run_async`) and puts on ``queue``
     ``("record", record, reached)`` per finished episode (``reached``: a request of this process
     reached the endpoint), then ``("done", None, False)``, or ``("down", message, False)`` /
-    ``("error", text, False)`` if the run stopped."""
+    ``("error", text, False)`` if the run stopped here, or ``("stopped", None, False)`` once
+    ``stop`` is set (the episodes in flight cancelled)."""
     import traceback
 
     from mtp_gym.agents.llm.endpoint import REACHED
@@ -201,7 +224,9 @@ def _async_child(queue: Any, tasks: list[tuple[str, int, int]], agent_config: Ag
 
     env_kwargs, workers, seed, watch = args
     try:
-        _run_async(tasks, agent_config, env_kwargs, workers, send, seed, watch)
+        _run_async(tasks, agent_config, env_kwargs, workers, send, seed, watch, stop)
+    except _Stopped:
+        queue.put(("stopped", None, False))
     except EndpointDown as err:
         queue.put(("down", str(err), False))
     except BaseException:
@@ -215,19 +240,22 @@ def _run_loops(processes: int, on_record: Any, job: tuple) -> None:
     ``processes``-th task with its share of the slots (``job``: ``tasks, agent_config,
     env_kwargs, workers, seed, watch`` of :func:`_run_async`); records come back to this process
     as they finish and go to ``on_record`` here. An exception from ``on_record``, a stopped
-    process (:class:`EndpointDown` included) or a process that died stops the run (the others
-    are terminated)."""
+    process (:class:`EndpointDown` included) or a process that died stops the run: the others
+    are told to stop, and the episodes they finished meanwhile still go to ``on_record``
+    (:func:`_drain`) before the exception is raised."""
     import multiprocessing as mp
     import queue as queues
 
     tasks, agent_config, env_kwargs, workers, seed, watch = job
     ctx = mp.get_context()
     channel = ctx.Queue()
+    stop = ctx.Event()
     children = [
         ctx.Process(
             target=_async_child,
             args=(
                 channel,
+                stop,
                 tasks[i::processes],
                 agent_config,
                 env_kwargs,
@@ -262,6 +290,10 @@ def _run_loops(processes: int, on_record: Any, job: tuple) -> None:
                 raise EndpointDown(payload)
             else:
                 raise RuntimeError(f"an event-loop process failed:\n{payload}")
+    except Exception:
+        stop.set()
+        _drain(channel, children, on_record)
+        raise
     finally:
         for child in children:
             if child.is_alive():
@@ -269,6 +301,32 @@ def _run_loops(processes: int, on_record: Any, job: tuple) -> None:
         for child in children:
             child.join()
         channel.close()
+
+
+def _drain(channel: Any, children: list[Any], on_record: Any) -> None:
+    """Hand ``on_record`` the records still on ``channel`` while the ``children`` (told to stop)
+    end, for at most :data:`_DRAIN_WAIT` seconds: episodes other processes finished before they
+    stopped are logged, not played and paid for again on resume. Stops at the first exception
+    of ``on_record`` (the one that stopped the run may be its own)."""
+    import queue as queues
+
+    deadline = time.monotonic() + _DRAIN_WAIT
+    ended = False
+    while time.monotonic() < deadline:
+        try:
+            kind, payload, reached = channel.get(timeout=_STOP_POLL)
+        except queues.Empty:
+            if ended:
+                return
+            ended = not any(child.is_alive() for child in children)  # then one more empty read
+            continue
+        if kind == "record":
+            try:
+                if reached and hasattr(on_record, "endpoint_reached"):
+                    on_record.endpoint_reached()
+                on_record(payload)
+            except Exception:
+                return
 
 
 def endpoint_connections(agent_config: AgentConfig, env_id: str) -> list[Any]:
