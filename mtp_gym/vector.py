@@ -42,8 +42,17 @@ def _column(values: Sequence[Any], where: list[int] | None, n: int) -> np.ndarra
     them, or None where only its merge knows how."""
     first = values[0]
     kind = type(first)
-    if kind in _DTYPES:
-        return _scalars(values if where is None else _spread(values, where, n, kind(0)), _DTYPES[kind])
+    dtype = _DTYPES.get(kind)
+    if dtype is not None:
+        # Python ints, floats or bools: NumPy's own choice of dtype is the first value's exactly
+        # when every value converts as Gymnasium's assignment into that dtype converts it (an int
+        # among floats, a bool among ints); a float among ints, an int among bools, a string or
+        # a list among numbers make another dtype or fail.
+        try:
+            column = np.array(values if where is None else _spread(values, where, n, kind(0)))
+        except (ValueError, TypeError, OverflowError):
+            return None
+        return column if column.dtype == dtype else None
     types = set(map(type, values))
     if issubclass(kind, np.number):
         if len(types) != 1:
@@ -59,18 +68,6 @@ def _column(values: Sequence[Any], where: list[int] | None, n: int) -> np.ndarra
     if len(types) > 1 and any(issubclass(t, dict) for t in types):  # the first is no dict
         return None
     return np.fromiter(values if where is None else _spread(values, where, n, None), dtype=object, count=n)
-
-
-def _scalars(values: Sequence[Any], dtype: np.dtype) -> np.ndarray | None:
-    """Python ints, floats or bools led by one of ``dtype``'s kind as one array, when NumPy's
-    own choice of dtype is ``dtype``: then every value converts as Gymnasium's assignment into
-    an array of that dtype converts it (an int among floats, a bool among ints); a float among
-    ints, an int among bools, a string or a list among numbers make another dtype or fail."""
-    try:
-        column = np.array(values)
-    except (ValueError, TypeError, OverflowError):
-        return None
-    return column if column.dtype == dtype else None
 
 
 def _spread(values: Sequence[Any], where: list[int], n: int, fill: Any) -> list[Any]:
@@ -122,10 +119,14 @@ def _batch_dicts(dicts: Sequence[dict[str, Any]], where: list[int] | None, n: in
 
 def _batch_aligned(dicts: Sequence[dict[str, Any]], order: tuple[str, ...], n: int) -> dict[str, Any] | None:
     """:func:`batch_infos` of one dict per env, each with the keys ``order`` in that order."""
+    try:
+        columns = list(zip(*map(dict.values, dicts)))
+    except TypeError:  # a mapping that is no dict
+        return None
     masks = np.ones((len(order), n), dtype=np.bool_)
     out: dict[str, Any] = {}
-    for row, (key, values) in enumerate(zip(order, zip(*[tuple(info.values()) for info in dicts]))):
-        column = _nested_or_column(values, None, n)
+    for row, (key, values) in enumerate(zip(order, columns)):
+        column = _nested_or_column(values, None, n) if isinstance(values[0], dict) else _column(values, None, n)
         if column is None:
             return None
         out[key] = column

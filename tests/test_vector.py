@@ -117,6 +117,7 @@ INFOS = st.dictionaries(
 )
 
 
+@pytest.mark.filterwarnings("ignore:Casting complex values to real")  # Gymnasium's merge, a complex among floats
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(1, 4), data=st.data())
 def test_batch_infos_merges_as_gymnasium_or_defers(n, data):

@@ -331,7 +331,7 @@ class WordGuessEnv(TextPuzzleEnv):
             if word is None:
                 word = super().read_move(action)
             if len(action) <= _REMEMBERED_LENGTH:
-                if len(_ATTEMPTS) >= 1 << 14:
+                if len(_ATTEMPTS) >= 1 << 10:
                     _ATTEMPTS.clear()
                 _ATTEMPTS[action] = word
         return word
