@@ -26,7 +26,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.spaces import Text
+from gymnasium.spaces import Text, Tuple
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.vector.utils import concatenate, iterate
 
@@ -151,6 +151,10 @@ class TextSyncVectorEnv(SyncVectorEnv):
         super().__init__(env_fns, **kwargs)
         space = self.single_observation_space
         self._text_observations = isinstance(space, Text) and concatenate.dispatch(type(space)) is _TEXT_BATCH
+        # Gymnasium's ``iterate`` of a Tuple of spaces it has no ``iterate`` for (Text) is iter(actions)
+        self._plain_actions = isinstance(self.action_space, Tuple) and not all(
+            type(sub) in iterate.registry for sub in self.action_space
+        )
 
     def _add_info(self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int) -> dict[str, Any]:
         if self._pending is None:
@@ -171,9 +175,9 @@ class TextSyncVectorEnv(SyncVectorEnv):
 
     def _batch(self, pending: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
         """The batched info of ``(env index, info)`` pairs: column by column where it can, else (and
-        for one or two envs, where it is as fast) by Gymnasium's merge one pair at a time."""
+        for one env, where it is faster) by Gymnasium's merge one pair at a time."""
         batch = None
-        if self.num_envs > 2 and pending and len({i for i, _ in pending}) == len(pending):
+        if self.num_envs > 1 and pending and len({i for i, _ in pending}) == len(pending):
             batch = batch_infos(pending, self.num_envs)
         if batch is None:
             batch = {}
@@ -198,7 +202,8 @@ class TextSyncVectorEnv(SyncVectorEnv):
         pending: list[tuple[int, dict[str, Any]]] = []
         resetting = self._autoreset_envs.tolist()
         next_step, same_step = mode is AutoresetMode.NEXT_STEP, mode is AutoresetMode.SAME_STEP
-        for i, (action, env) in enumerate(zip(iterate(self.action_space, actions), self.envs, strict=True)):
+        moves = iter(actions) if self._plain_actions else iterate(self.action_space, actions)
+        for i, (action, env) in enumerate(zip(moves, self.envs, strict=True)):
             if resetting[i] and next_step:
                 observations[i], info = env.reset()
             else:
