@@ -19,7 +19,7 @@ from mtp_gym.eval.log import CONFIG_NAME, LOG_NAME
 from mtp_gym.eval.pipeline import build_report
 from mtp_gym.eval.report import compute_rows, load_runs
 from mtp_gym.eval.report.load import iter_runs
-from mtp_gym.eval.report.stream import ReportStream
+from mtp_gym.eval.report.stream import TABLE, ReportStream
 
 WG, HN = "MTP/WordGuess-v0", "MTP/HiddenNumber-v0"
 NEEDLE = "quokkazebra"
@@ -104,6 +104,22 @@ def test_streamed_report_matches_the_tables_of_load_runs(tmp_path):
     shown.add_all(iter_runs(dirs, slim=False), table=False)
     assert shown.page_index().columns["config"].tolist() == page.columns["config"].tolist()
     assert len(ReportStream().page_index()) == 0 and ReportStream().rows() == []
+
+
+def test_a_log_without_repeats_keeps_every_row_in_log_order(tmp_path):
+    """No record superseded: every row is kept, in log order (the tables and the page are
+    load_runs'); with one episode played twice (an infra_error, then its replay) it is kept
+    once, at the first one's place."""
+    recs = [record(i, "model", WG if i % 3 else HN, sample=i % 2) for i in range(120)]
+    replayed = [*recs[:7], {**recs[7], "outcome": "infra_error", "score": None}, *recs[7:]]
+    for name, log in (("unique", recs), ("replayed", replayed)):
+        dirs = [run_dir(tmp_path / name, "model", log)]
+        records = load_runs(dirs)
+        stream = ReportStream()
+        stream.add_all(iter_runs(dirs, slim=False))
+        assert stream.kept(TABLE).tolist() == (list(range(120)) if name == "unique" else [*range(7), *range(8, 121)])
+        assert [repr(r.as_dict()) for r in stream.rows()] == [repr(r.as_dict()) for r in compute_rows(records)]  # NaN
+        assert stream.page_index().columns["config"].tolist() == [float(r.config_id) for r in records]
 
 
 def test_the_writer_streams_its_records(tmp_path):

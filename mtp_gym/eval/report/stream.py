@@ -199,9 +199,14 @@ class ReportStream:
             return rows
         keys = self._col(self.key, np.int64)[rows]
         order = np.argsort(keys, kind="stable")  # each key's rows together, in log order
-        keys, rows = keys[order], rows[order]
+        keys = keys[order]
+        repeats = keys[1:] == keys[:-1]
+        if not repeats.any():  # no record superseded: every row is kept, in log order
+            return rows
+        rows = rows[order]
         del order
-        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        starts = np.flatnonzero(np.concatenate(([True], ~repeats)))
+        del repeats
         ends = np.append(starts[1:], len(rows))
         infra = self._outcomes.get("infra_error", -1)
         real = self._col(self.outcome, np.int32)[rows] != infra
