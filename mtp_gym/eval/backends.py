@@ -130,10 +130,6 @@ def _run_async(
     are cancelled (unfinished, so not recorded) and :class:`_Stopped` is raised."""
     import asyncio
 
-    async def stopped() -> None:
-        while not stop.is_set():
-            await asyncio.sleep(_STOP_POLL)
-
     async def main() -> None:
         queue = iter(tasks)
 
@@ -156,17 +152,10 @@ def _run_async(
         if watch is not None:
             watcher = asyncio.ensure_future(watch_endpoint(endpoint_connections(agent_config, tasks[0][0]), watch))
         if stop is not None:
-            stopper = asyncio.ensure_future(stopped())
+            stopper = asyncio.ensure_future(_stop_set(stop))
         guards = [g for g in (watcher, stopper) if g is not None]
         try:
-            waiting: set[asyncio.Future[Any]] = {played, *guards}
-            while not played.done():
-                done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-                if watcher is not None and watcher in done and not played.done():
-                    watcher.result()  # EndpointDown, else the endpoint was reached: play on
-                if stopper in done and not played.done():
-                    raise _Stopped
-            await played
+            await _await_played(played, watcher, stopper)
         finally:
             for task in [*slots, *guards]:
                 task.cancel()
@@ -176,6 +165,29 @@ def _run_async(
     if tasks:
         with paced_gc() as collect:
             asyncio.run(main())
+
+
+async def _stop_set(stop: Any) -> None:
+    """Return once ``stop`` (an event) is set."""
+    import asyncio
+
+    while not stop.is_set():
+        await asyncio.sleep(_STOP_POLL)
+
+
+async def _await_played(played: Any, watcher: Any, stopper: Any) -> None:
+    """Await ``played``, meanwhile raising the ``watcher``'s :class:`EndpointDown` (when it is not
+    None), or :class:`_Stopped` once the ``stopper`` returns."""
+    import asyncio
+
+    waiting = {f for f in (played, watcher, stopper) if f is not None}
+    while not played.done():
+        done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if watcher in done and not played.done():
+            watcher.result()  # EndpointDown, else the endpoint was reached: play on
+        if stopper in done and not played.done():
+            raise _Stopped
+    await played
 
 
 #: In-flight episodes one event loop plays at most before :func:`play_all` spreads them over
@@ -244,7 +256,6 @@ def _run_loops(processes: int, on_record: Any, job: tuple) -> None:
     are told to stop, and the episodes they finished meanwhile still go to ``on_record``
     (:func:`_drain`) before the exception is raised."""
     import multiprocessing as mp
-    import queue as queues
 
     tasks, agent_config, env_kwargs, workers, seed, watch = job
     ctx = mp.get_context()
@@ -270,26 +281,8 @@ def _run_loops(processes: int, on_record: Any, job: tuple) -> None:
     ]
     for child in children:
         child.start()
-    running = len(children)
     try:
-        while running:
-            try:
-                kind, payload, reached = channel.get(timeout=_CHILD_POLL)
-            except queues.Empty:
-                dead = [c for c in children if c.exitcode not in (None, 0)]
-                if dead:
-                    raise RuntimeError(f"an event-loop process died (exit code {dead[0].exitcode})") from None
-                continue
-            if kind == "record":
-                if reached and hasattr(on_record, "endpoint_reached"):
-                    on_record.endpoint_reached()
-                on_record(payload)
-            elif kind == "done":
-                running -= 1
-            elif kind == "down":
-                raise EndpointDown(payload)
-            else:
-                raise RuntimeError(f"an event-loop process failed:\n{payload}")
+        _receive(channel, children, on_record)
     except Exception:
         stop.set()
         _drain(channel, children, on_record)
@@ -301,6 +294,36 @@ def _run_loops(processes: int, on_record: Any, job: tuple) -> None:
         for child in children:
             child.join()
         channel.close()
+
+
+def _receive(channel: Any, children: list[Any], on_record: Any) -> None:
+    """Hand ``on_record`` every record of the event-loop ``children`` until each has said "done";
+    raise why one stopped (or that it died)."""
+    import queue as queues
+
+    running = len(children)
+    while running:
+        try:
+            kind, payload, reached = channel.get(timeout=_CHILD_POLL)
+        except queues.Empty:
+            dead = [c for c in children if c.exitcode not in (None, 0)]
+            if dead:
+                raise RuntimeError(f"an event-loop process died (exit code {dead[0].exitcode})") from None
+            continue
+        if kind == "record":
+            _deliver(on_record, payload, reached)
+        elif kind == "done":
+            running -= 1
+        elif kind == "down":
+            raise EndpointDown(payload)
+        else:
+            raise RuntimeError(f"an event-loop process failed:\n{payload}")
+
+
+def _deliver(on_record: Any, record: EpisodeRecord, reached: bool) -> None:
+    if reached and hasattr(on_record, "endpoint_reached"):
+        on_record.endpoint_reached()
+    on_record(record)
 
 
 def _drain(channel: Any, children: list[Any], on_record: Any) -> None:
@@ -322,9 +345,7 @@ def _drain(channel: Any, children: list[Any], on_record: Any) -> None:
             continue
         if kind == "record":
             try:
-                if reached and hasattr(on_record, "endpoint_reached"):
-                    on_record.endpoint_reached()
-                on_record(payload)
+                _deliver(on_record, payload, reached)
             except Exception:
                 return
 
