@@ -326,3 +326,37 @@ def test_a_stopped_run_still_logs_the_episodes_the_other_loops_finished(tmp_path
         backends._run_loops(2, on_record, ([0, 1], None, {}, 2, None, None))
     assert got == ([0, 1, 2, 3, 4] if log_fails_at is None else [0, 1])
     assert time.monotonic() - start < 10
+
+
+def test_an_interrupted_multi_process_run_logs_the_episodes_already_finished(tmp_path, monkeypatch):
+    """Ctrl-C while this process logs a record (loop 0's): the records loop 1 had already sent
+    are still logged, then the interrupt goes on (as one event loop logs each episode as it ends)."""
+    first, sent = tmp_path / "first", tmp_path / "sent"
+
+    def child(queue, stop, tasks, *args):
+        if tasks == [0]:
+            records, before, after = [100], None, first
+        else:
+            records, before, after = range(5), first, sent
+        while before is not None and not before.exists():
+            time.sleep(0.01)
+        for k in records:
+            queue.put(("record", k, False))
+        queue.close()
+        queue.join_thread()  # in the pipe, in this order: 100, then 0 to 4
+        after.touch()
+        stop.wait(60)
+
+    monkeypatch.setattr(backends, "_async_child", child)
+    got: list[int] = []
+
+    def on_record(k: int) -> None:
+        if k == 100:
+            while not sent.exists():
+                time.sleep(0.01)
+            raise KeyboardInterrupt
+        got.append(k)
+
+    with pytest.raises(KeyboardInterrupt):
+        backends._run_loops(2, on_record, ([0, 1], None, {}, 2, None, None))
+    assert got == [0, 1, 2, 3, 4]

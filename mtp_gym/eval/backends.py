@@ -252,8 +252,8 @@ def _run_loops(processes: int, on_record: Any, job: tuple) -> None:
     ``processes``-th task with its share of the slots (``job``: ``tasks, agent_config,
     env_kwargs, workers, seed, watch`` of :func:`_run_async`); records come back to this process
     as they finish and go to ``on_record`` here. An exception from ``on_record``, a stopped
-    process (:class:`EndpointDown` included) or a process that died stops the run: the others
-    are told to stop, and the episodes they finished meanwhile still go to ``on_record``
+    process (:class:`EndpointDown` included), a process that died or an interrupt stops the
+    run: the others are told to stop, and the episodes they finished meanwhile still go to ``on_record``
     (:func:`_drain`) before the exception is raised."""
     import multiprocessing as mp
 
@@ -283,7 +283,7 @@ def _run_loops(processes: int, on_record: Any, job: tuple) -> None:
         child.start()
     try:
         _receive(channel, children, on_record)
-    except Exception:
+    except BaseException:  # a Ctrl-C too: finished episodes are logged (a second one stops that)
         stop.set()
         _drain(channel, children, on_record)
         raise
