@@ -186,10 +186,9 @@ class TextSyncVectorEnv(SyncVectorEnv):
         return batch
 
     def step(self, actions: Any) -> tuple:
-        mode = getattr(self, "autoreset_mode", None)
-        if mode not in _MODES or not self._text_observations:
+        if not self._text_observations or self.autoreset_mode not in _MODES:
             return self._merged(lambda: super(TextSyncVectorEnv, self).step(actions))
-        return self._step_text(actions, mode)
+        return self._step_text(actions, self.autoreset_mode)
 
     def _step_text(self, actions: Any, mode: Any) -> tuple:
         """``SyncVectorEnv.step`` for text observations, its results collected in lists: a tuple of

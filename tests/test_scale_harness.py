@@ -360,3 +360,18 @@ def test_an_interrupted_multi_process_run_logs_the_episodes_already_finished(tmp
     with pytest.raises(KeyboardInterrupt):
         backends._run_loops(2, on_record, ([0, 1], None, {}, 2, None, None))
     assert got == [0, 1, 2, 3, 4]
+
+
+def test_a_loop_told_to_stop_records_no_cancelled_episode():
+    """A loop whose stop event is set mid-run cancels its episodes in flight: none of them comes
+    back as a record (no infra_error, no loss), only those that ended before; then it raises."""
+    stop = threading.Event()
+    got = []
+    with LatencyEndpoint(0.1) as ep:
+        config = AgentConfig("openai:m", {"base_url": ep.url, "max_retries": 0})
+        tasks = [(HN, c % 20, c // 20) for c in range(40)]
+        threading.Timer(1.5, stop.set).start()
+        with pytest.raises(backends._Stopped):
+            backends._run_async(tasks, config, {HN: {}}, 8, got.append, stop=stop)
+    assert 0 < len(got) < 40, len(got)
+    assert all(r.outcome != "infra_error" and r.turns > 0 for r in got), [r.outcome for r in got]
