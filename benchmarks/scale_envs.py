@@ -18,12 +18,14 @@ Three tables, each measured in this one process against a baseline measured in t
    and ``mtp_gym.make_vec`` (the same batches, ``info`` merged column by column) with N = 1, 16, 64 envs against the raw env class stepped with the same scripted player
    (Word Guess: a random word of the episode's vocabulary; a query game at level 5: its legal
    queries in turn), with the default ``info`` and with ``info_secret=False`` (the secret left
-   out of ``info``).
+   out of ``info``), and ``mtp_gym.make_vec`` batching only the ``info`` keys a training loop
+   reads (``info_keys=("score", "outcome")``) or none (``info_keys=()``).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import time
 from collections.abc import Callable
@@ -203,6 +205,13 @@ VECTOR_MAKERS: dict[str, Callable[..., Any]] = {
     "gym.make_vec sync": gymnasium_sync,
     "mtp_gym.make_vec": mtp_gym.make_vec,
 }
+# what a training loop reads (the default info only): the end's score and outcome, or nothing
+KEY_MAKERS: dict[str, Callable[..., Any]] = {
+    'mtp_gym.make_vec, info_keys=("score", "outcome")': functools.partial(
+        mtp_gym.make_vec, info_keys=("score", "outcome")
+    ),
+    "mtp_gym.make_vec, info_keys=()": functools.partial(mtp_gym.make_vec, info_keys=()),
+}
 
 
 def vector_step_seconds(
@@ -246,7 +255,8 @@ def vector_table(seconds: float, secret_option: bool) -> None:
         for label, extra in variants:
             kw = {**kwargs, **extra}
             raw = raw_step_seconds(env_id, kw, player(), seconds)
-            for maker, make in VECTOR_MAKERS.items():
+            makers = {**VECTOR_MAKERS, **(KEY_MAKERS if not extra else {})}
+            for maker, make in makers.items():
                 cells = []
                 for n in VECTOR_SIZES:
                     vec = vector_step_seconds(make, env_id, kw, player(), n, seconds)

@@ -14,6 +14,10 @@ mode), gathering rewards and ends in lists and returning the observations' tuple
 
     import mtp_gym
     envs = mtp_gym.make_vec("MTP/WordGuess-v0", num_envs=16)
+    envs = mtp_gym.make_vec("MTP/WordGuess-v0", num_envs=16, info_keys=("score", "outcome"))
+
+``info_keys`` batches only the ``info`` keys a training loop reads (``()``: none): the batch
+Gymnasium would make of envs whose ``info`` held only those keys, at a fraction of the cost.
 
 ``gym.make_vec(ID, vectorization_mode="sync")`` keeps working and returns the same batches.
 """
@@ -21,7 +25,9 @@ mode), gathering rewards and ends in lists and returning the observations' tuple
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+import functools
+import warnings
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -123,7 +129,7 @@ def _batch_aligned(dicts: Sequence[dict[str, Any]], order: tuple[str, ...], n: i
         columns = list(zip(*map(dict.values, dicts)))
     except TypeError:  # a mapping that is no dict
         return None
-    masks = np.ones((len(order), n), dtype=np.bool_)
+    masks = _all_true(len(order), n).copy()
     out: dict[str, Any] = {}
     for row, (key, values) in enumerate(zip(order, columns)):
         column = _nested_or_column(values, None, n) if isinstance(values[0], dict) else _column(values, None, n)
@@ -132,6 +138,14 @@ def _batch_aligned(dicts: Sequence[dict[str, Any]], order: tuple[str, ...], n: i
         out[key] = column
         out["_" + key] = masks[row]
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _all_true(rows: int, n: int) -> np.ndarray:
+    """A read-only ``rows`` x ``n`` array of True, copied for each batch's masks (faster than ``np.ones``)."""
+    masks = np.ones((rows, n), dtype=np.bool_)
+    masks.flags.writeable = False
+    return masks
 
 
 def _nested_or_column(values: Sequence[Any], where: list[int] | None, n: int) -> Any:
@@ -147,7 +161,11 @@ class TextSyncVectorEnv(SyncVectorEnv):
 
     _pending: list[tuple[int, dict[str, Any]]] | None = None
 
-    def __init__(self, env_fns: Any, **kwargs: Any) -> None:
+    def __init__(self, env_fns: Any, *, info_keys: Iterable[str] | None = None, **kwargs: Any) -> None:
+        """``info_keys``: the top-level keys of the envs' ``info`` to batch (``final_info`` alike), the
+        rest left out; None (default) batches every key, as Gymnasium does."""
+        self.info_keys = _check_info_keys(info_keys)
+        self._keys_checked = self.info_keys is None
         super().__init__(env_fns, **kwargs)
         space = self.single_observation_space
         self._text_observations = isinstance(space, Text) and concatenate.dispatch(type(space)) is _TEXT_BATCH
@@ -176,6 +194,8 @@ class TextSyncVectorEnv(SyncVectorEnv):
     def _batch(self, pending: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
         """The batched info of ``(env index, info)`` pairs: column by column where it can, else (and
         for one env, where it is faster) by Gymnasium's merge one pair at a time."""
+        if self.info_keys is not None:
+            pending = self._kept(pending)
         batch = None
         if self.num_envs > 1 and pending and len({i for i, _ in pending}) == len(pending):
             batch = batch_infos(pending, self.num_envs)
@@ -184,6 +204,29 @@ class TextSyncVectorEnv(SyncVectorEnv):
             for index, info in pending:
                 batch = super()._add_info(batch, info, index)
         return batch
+
+    def _kept(self, pending: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]]:
+        """``pending`` with only the keys ``info_keys`` names (an empty info adds nothing to a batch)."""
+        keys = self.info_keys or ()
+        if not self._keys_checked:
+            self._keys_checked = True
+            seen = {key for _, info in pending for key in info}
+            if missing := [key for key in keys if key not in seen]:
+                warnings.warn(
+                    f"info_keys: {missing} not in the envs' info at reset (its keys: {sorted(seen)}); "
+                    "batched only if an env returns them later",
+                    stacklevel=5,
+                )
+        kept = []
+        for index, info in pending:
+            if len(info) == 2 and "final_obs" in info and "final_info" in info:  # a same-step autoreset's
+                final = info["final_info"]
+                info = {"final_obs": info["final_obs"], "final_info": {k: final[k] for k in keys if k in final}}
+            else:
+                info = {key: info[key] for key in keys if key in info}
+            if info:
+                kept.append((index, info))
+        return kept
 
     def step(self, actions: Any) -> tuple:
         if not self._text_observations or self.autoreset_mode not in _MODES:
@@ -218,29 +261,39 @@ class TextSyncVectorEnv(SyncVectorEnv):
         self._truncations = np.array(truncations, dtype=np.bool_)
         self._autoreset_envs = self._terminations | self._truncations
         self._observations = tuple(observations)
-        return (
-            self._observations,
-            self._rewards.copy(),
-            self._terminations.copy(),
-            self._truncations.copy(),
-            self._batch(pending),
-        )
+        # fresh arrays every step, returned as they are (reset copies the two it clears in place)
+        return self._observations, self._rewards, self._terminations, self._truncations, self._batch(pending)
 
     def reset(self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None) -> tuple:
+        if options and "reset_mask" in options:
+            self._terminations, self._truncations = self._terminations.copy(), self._truncations.copy()
         return self._merged(lambda: super(TextSyncVectorEnv, self).reset(seed=seed, options=options))
+
+
+def _check_info_keys(info_keys: Any) -> tuple[str, ...] | None:
+    if info_keys is None:
+        return None
+    if isinstance(info_keys, (str, bytes)) or not isinstance(info_keys, Iterable):
+        raise TypeError(f"info_keys must be None or a collection of key names (e.g. ('score',)), got {info_keys!r}")
+    keys = tuple(info_keys)
+    if not all(isinstance(key, str) for key in keys):
+        raise TypeError(f"info_keys must hold str key names, got {keys!r}")
+    return tuple(dict.fromkeys(keys))
 
 
 def make_vec(
     env_id: str,
     num_envs: int = 1,
     *,
+    info_keys: Iterable[str] | None = None,
     wrappers: Sequence[Callable[[gym.Env], gym.Wrapper]] | None = None,
     vector_kwargs: dict[str, Any] | None = None,
     **env_kwargs: Any,
 ) -> TextSyncVectorEnv:
     """``num_envs`` copies of ``gym.make(env_id, **env_kwargs)`` (each wrapped by ``wrappers`` in
-    order) in a :class:`TextSyncVectorEnv`; ``vector_kwargs`` go to its constructor (e.g.
-    ``autoreset_mode``). The arguments of ``gym.make_vec(..., vectorization_mode="sync")``."""
+    order) in a :class:`TextSyncVectorEnv` batching the ``info`` keys ``info_keys`` (None: all);
+    ``vector_kwargs`` go to its constructor (e.g. ``autoreset_mode``). The arguments of
+    ``gym.make_vec(..., vectorization_mode="sync")``."""
     if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
         raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
 
@@ -250,7 +303,7 @@ def make_vec(
             env = wrapper(env)
         return env
 
-    envs = TextSyncVectorEnv([one] * num_envs, **(vector_kwargs or {}))
+    envs = TextSyncVectorEnv([one] * num_envs, **{"info_keys": info_keys, **(vector_kwargs or {})})
     spec = gym.spec(env_id)
     envs.spec = dataclasses.replace(spec, kwargs={**spec.kwargs, **env_kwargs, "num_envs": num_envs})
     return envs

@@ -92,10 +92,63 @@ def test_the_batches_are_gymnasiums(env_id, mode, monkeypatch):
         if mode == AutoresetMode.DISABLED and ended.any():
             mask = {"reset_mask": ended}
             same(ours.reset(options=dict(mask)), theirs.reset(options=dict(mask)), f"reset after {step}")
+            assert (a[2] | a[3] == ended).all()  # a batch returned is not changed by the reset
     assert ends >= n  # the envs did end and reset on the way
     assert batches and (all(batches) if mode == AutoresetMode.NEXT_STEP else any(batches))
     ours.close()
     theirs.close()
+
+
+class Only(gym.Wrapper):
+    """The env with only ``keys`` of its ``info``: what ``info_keys`` should batch."""
+
+    def __init__(self, env: gym.Env, keys: tuple[str, ...]) -> None:
+        super().__init__(env)
+        self.keys = keys
+
+    def reset(self, **kwargs: Any) -> tuple:
+        observation, info = self.env.reset(**kwargs)
+        return observation, {key: info[key] for key in self.keys}
+
+    def step(self, action: Any) -> tuple:
+        *result, info = self.env.step(action)
+        return (*result, {key: info[key] for key in self.keys})
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+@pytest.mark.parametrize("keys", [(), ("score", "feedback", "outcome")])
+def test_info_keys_batches_only_those_keys(keys, mode):
+    """``info_keys``: the batch Gymnasium makes of envs whose ``info`` holds only those keys
+    (``final_info`` of a same-step autoreset alike), the observations, rewards and ends unchanged."""
+    n, kwargs = 4, {"vector_kwargs": {"autoreset_mode": mode}, "max_turns": 3}
+    ours = mtp_gym.make_vec("MTP/WordGuess-v0", n, info_keys=keys, **kwargs)
+    theirs = gym.make_vec("MTP/WordGuess-v0", n, "sync", wrappers=[lambda env: Only(env, keys)], **kwargs)
+    same(ours.reset(seed=5), theirs.reset(seed=5), "reset")
+    ends = finals = 0
+    for step in range(12):
+        actions = tuple(PLAYS["MTP/WordGuess-v0"](env, step * n + i) for i, env in enumerate(ours.envs))
+        a, b = ours.step(actions), theirs.step(actions)
+        assert a[0] == b[0]
+        for x, y in zip(a[1:], b[1:]):
+            same(x, y, f"step {step}")
+        ends += int(a[2].sum() + a[3].sum())
+        finals += "final_info" in a[4]
+        assert set(a[4]) - {"final_obs", "_final_obs", "final_info", "_final_info"} == {
+            name for key in keys for name in (key, "_" + key)
+        }
+    assert ends >= n and (finals > 0) == (mode == AutoresetMode.SAME_STEP)
+
+
+def test_info_keys_names_a_bad_value_and_warns_of_a_key_no_env_returns():
+    with pytest.raises(TypeError, match="info_keys"):
+        mtp_gym.make_vec("MTP/WordGuess-v0", 2, info_keys="score")
+    with pytest.raises(TypeError, match="info_keys"):
+        mtp_gym.make_vec("MTP/WordGuess-v0", 2, info_keys=[1])
+    envs = mtp_gym.make_vec("MTP/WordGuess-v0", 2, info_keys=["score", "scor", "score"])
+    assert envs.info_keys == ("score", "scor")
+    with pytest.warns(UserWarning, match=r"info_keys: \['scor'\] not in the envs' info at reset"):
+        _, info = envs.reset(seed=0)
+    assert list(info) == ["score", "_score"]
 
 
 SCALARS = st.one_of(
