@@ -97,10 +97,17 @@ def batch_infos(infos: list[tuple[int, dict[str, Any]]], n: int) -> dict[str, An
 def _batch_dicts(dicts: Sequence[dict[str, Any]], where: list[int] | None, n: int) -> dict[str, Any] | None:
     """:func:`batch_infos` of the dicts of the envs at ``where`` (every env when None)."""
     keys = list(map(tuple, dicts))
-    if "final_obs" in keys[0]:
+    present = [j for j, k in enumerate(keys) if k]  # an empty dict adds nothing to the batch
+    if not present:
+        return {}
+    order = keys[present[0]]
+    if "final_obs" in order:
         return None
-    if where is None and keys.count(keys[0]) == n:
-        return _batch_aligned(dicts, keys[0], n)
+    if keys.count(order) == len(present):  # the other dicts all have these keys in this order
+        at = list(range(n)) if where is None else where
+        if len(present) < len(dicts):
+            at, dicts = [at[j] for j in present], [dicts[j] for j in present]
+        return _batch_aligned(dicts, order, n, None if at == list(range(n)) else at)
     columns: dict[str, tuple[list[int], list[Any]]] = {}
     for index, info in zip(range(n) if where is None else where, dicts):
         for key, value in info.items():
@@ -123,16 +130,23 @@ def _batch_dicts(dicts: Sequence[dict[str, Any]], where: list[int] | None, n: in
     return out
 
 
-def _batch_aligned(dicts: Sequence[dict[str, Any]], order: tuple[str, ...], n: int) -> dict[str, Any] | None:
-    """:func:`batch_infos` of one dict per env, each with the keys ``order`` in that order."""
+def _batch_aligned(
+    dicts: Sequence[dict[str, Any]], order: tuple[str, ...], n: int, where: list[int] | None
+) -> dict[str, Any] | None:
+    """:func:`batch_infos` of the dicts of the envs at ``where`` (every env when None), each with
+    the keys ``order`` in that order."""
     try:
         columns = list(zip(*map(dict.values, dicts)))
     except TypeError:  # a mapping that is no dict
         return None
-    masks = _all_true(len(order), n).copy()
+    if where is None:
+        masks = _all_true(len(order), n).copy()
+    else:
+        masks = np.zeros((len(order), n), dtype=np.bool_)
+        masks[:, where] = True
     out: dict[str, Any] = {}
     for row, (key, values) in enumerate(zip(order, columns)):
-        column = _nested_or_column(values, None, n) if isinstance(values[0], dict) else _column(values, None, n)
+        column = _nested_or_column(values, where, n) if isinstance(values[0], dict) else _column(values, where, n)
         if column is None:
             return None
         out[key] = column
