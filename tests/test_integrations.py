@@ -441,7 +441,7 @@ SETTINGS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         "MTP/HiddenNumber-v0", {"difficulty": 3}, {"prompt_style": "answer_only", "system_prompt": "Play well."},
     ),
     "max_history": ("MTP/CircuitDecoding-v0", {}, {"max_history": 1, "system_prompt": "Be brief."}),
-    "samples+seed+noise": ("MTP/HiddenEdges-v0", {"probe": "noise"}, {"samples": 2, "seed": 7}),
+    "samples+seed+noise": ("MTP/HiddenEdges-v0", {"probe": "noise", "difficulty": 1}, {"samples": 2, "seed": 7}),
     "necessity+samples": ("MTP/HiddenNumber-v0", {"difficulty": 1, "probe": "necessity"}, {"samples": 2}),
     "generated": ("MTP/WordGuess-v0", {}, {"configs": "generated"}),
 }  # fmt: skip
