@@ -210,6 +210,8 @@ class TextSyncVectorEnv(SyncVectorEnv):
         for one env, where it is faster) by Gymnasium's merge one pair at a time."""
         if self.info_keys is not None:
             pending = self._kept(pending)
+            if not pending:
+                return {}
         batch = None
         if self.num_envs > 1 and pending and len({i for i, _ in pending}) == len(pending):
             batch = batch_infos(pending, self.num_envs)
@@ -233,6 +235,8 @@ class TextSyncVectorEnv(SyncVectorEnv):
                 )
         kept = []
         for index, info in pending:
+            if not keys and len(info) != 2:  # no key kept, and no same-step autoreset's pair
+                continue
             if len(info) == 2 and "final_obs" in info and "final_info" in info:  # a same-step autoreset's
                 final = info["final_info"]
                 info = {"final_obs": info["final_obs"], "final_info": {k: final[k] for k in keys if k in final}}
@@ -258,12 +262,13 @@ class TextSyncVectorEnv(SyncVectorEnv):
         pending: list[tuple[int, dict[str, Any]]] = []
         resetting = self._autoreset_envs.tolist()
         next_step, same_step = mode is AutoresetMode.NEXT_STEP, mode is AutoresetMode.SAME_STEP
+        disabled = mode is AutoresetMode.DISABLED
         moves = iter(actions) if self._plain_actions else iterate(self.action_space, actions)
         for i, (action, env) in enumerate(zip(moves, self.envs, strict=True)):
             if resetting[i] and next_step:
                 observations[i], info = env.reset()
             else:
-                if mode is AutoresetMode.DISABLED:
+                if disabled:
                     assert not resetting[i], f"{self._autoreset_envs=}"
                 observations[i], rewards[i], terminations[i], truncations[i], info = env.step(action)
                 if same_step and (terminations[i] or truncations[i]):
