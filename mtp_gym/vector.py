@@ -104,10 +104,10 @@ def _batch_dicts(dicts: Sequence[dict[str, Any]], where: list[int] | None, n: in
     if "final_obs" in order:
         return None
     if keys.count(order) == len(present):  # the other dicts all have these keys in this order
-        at = list(range(n)) if where is None else where
-        if len(present) < len(dicts):
-            at, dicts = [at[j] for j in present], [dicts[j] for j in present]
-        return _batch_aligned(dicts, order, n, None if at == list(range(n)) else at)
+        if len(present) < len(dicts):  # the envs whose dict has keys (never every env)
+            where = present if where is None else [where[j] for j in present]
+            dicts = [dicts[j] for j in present]
+        return _batch_aligned(dicts, order, n, where)
     columns: dict[str, tuple[list[int], list[Any]]] = {}
     for index, info in zip(range(n) if where is None else where, dicts):
         for key, value in info.items():
