@@ -4,12 +4,16 @@ equals, bit for bit, the row of its definition: means and sums over lists in log
 from __future__ import annotations
 
 import math
+import random
+import tracemalloc
+from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mtp_gym.eval.report import stats
 from mtp_gym.eval.report.stats import Row, bootstrap_ci, pass_at_k, rows_of, wilson_ci
 
 OUTCOMES = ["success", "failure", "timeout", "format_error", "context_overflow", "infra_error"]
@@ -31,8 +35,14 @@ def mean(xs: list) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
 
 
+def counted(xs: list[int]) -> dict[int, int]:
+    """Value -> how many times it occurs, in ascending values."""
+    return {x: xs.count(x) for x in sorted(set(xs))}
+
+
 def defined_row(task: tuple, group: list[Ep], price: tuple[float, float] | None) -> dict[str, Any]:
-    """The row as its fields are defined: lists of the scored episodes, summed in log order."""
+    """The row as its fields are defined: lists of the scored episodes, summed in log order (the
+    turn lists as counts per turn count, the intervals of the score lists)."""
     recs = [r for r in group if r.outcome != "infra_error"]
     n = len(recs)
     score = [float(r.score or 0.0) for r in recs]
@@ -52,14 +62,8 @@ def defined_row(task: tuple, group: list[Ep], price: tuple[float, float] | None)
     for r in recs:
         outcome_turns.setdefault(r.outcome, []).append(r.turns)
     cost = None
-    if price is not None:
-        cost = (
-            sum(
-                r.prompt_tokens * price[0] + r.completion_tokens * price[1]
-                for r in recs + [r for r in group if r.outcome == "infra_error"]
-            )
-            / 1e6
-        )
+    if price is not None:  # every episode's, infra errors too, in log order
+        cost = sum(r.prompt_tokens * price[0] + r.completion_tokens * price[1] for r in group) / 1e6
     return {
         "episodes": n,
         "mean_score": mean(score),
@@ -77,11 +81,11 @@ def defined_row(task: tuple, group: list[Ep], price: tuple[float, float] | None)
         "prompt_tokens": mean([r.prompt_tokens for r in recs]),
         "completion_tokens": mean([r.completion_tokens for r in recs]),
         "cost": cost,
-        "turns": [r.turns for r in recs],
+        "turns": counted([r.turns for r in recs]),
         "samples": k,
         "pass_at_k": mean([pass_at_k(len(v), sum(r.outcome == "success" for r in v), k) for v in configs.values()]),
         "mean_at_k": mean(config_score),
-        "outcome_turns": outcome_turns,
+        "outcome_turns": {o: counted(turns) for o, turns in outcome_turns.items()},
         "config_scores": dict(zip(configs, config_score)),
         "config_success": dict(zip(configs, config_success)),
         "probe_records": None
@@ -135,3 +139,71 @@ def test_a_row_is_its_definition_bit_for_bit(group, probe, price):
     got = asdict(row)
     for key, value in defined_row(task, group, price).items():
         assert same(got[key], value), (key, got[key], value)
+
+
+def test_bootstrap_reads_a_multiset_a_list_and_its_counts_alike():
+    """The interval depends on the multiset of scores only: a list in any order, or its distinct
+    scores with their counts (in any order, a score named twice adding up), on both of the
+    bootstrap's ways (counts drawn when there are many episodes per distinct score, episode
+    indices when there are few)."""
+    rng = random.Random(3)
+    for distinct, n in ((1, 50), (3, 400), (12, 3000), (40, 60), (200, 250), (500, 501)):
+        values = [round(rng.random(), 3) for _ in range(distinct)]
+        scores = [rng.choice(values) for _ in range(n)]
+        want = bootstrap_ci(scores)
+        shuffled = rng.sample(scores, len(scores))
+        counts = Counter(shuffled)
+        assert bootstrap_ci(shuffled) == want
+        assert bootstrap_ci(list(counts), counts=list(counts.values())) == want
+        split = [*counts.items(), (scores[0], 0)]  # a zero count changes nothing
+        first = split[0][0]
+        split[0] = (first, counts[first] - 1)
+        split.append((first, 1))  # the same score in two entries adds up
+        assert bootstrap_ci([v for v, _ in split], counts=[c for _, c in split]) == want
+        assert bootstrap_ci(scores, seed=1) != want or distinct == 1
+        lo, hi, eps = *want, 1e-12
+        assert min(scores) - eps <= lo <= sum(scores) / n + eps and sum(scores) / n - eps <= hi <= max(scores) + eps
+
+
+def test_bootstrap_needs_two_episodes():
+    for scores, counts in (([], None), ([0.5], None), ([0.5], [1]), ([0.5, 0.7], [1, 0]), ([], [])):
+        assert all(math.isnan(x) for x in bootstrap_ci(scores, counts=counts))
+    assert bootstrap_ci([0.5], counts=[2]) == (0.5, 0.5)
+
+
+def test_the_two_bootstrap_draws_estimate_the_same_interval(monkeypatch):
+    """Counts drawn (multinomial) and episode indices drawn are the same bootstrap: their
+    intervals agree to the resampling noise."""
+    rng = random.Random(5)
+    scores = [rng.choice([0.0, 0.25, 0.5, 1.0]) for _ in range(2000)]
+    multinomial = bootstrap_ci(scores, resamples=4000)
+    monkeypatch.setattr(stats, "MULTINOMIAL_EPISODES", 10**9)  # always draw indices
+    indices = bootstrap_ci(scores, resamples=4000)
+    assert multinomial != indices
+    assert all(abs(a - b) < 0.005 for a, b in zip(multinomial, indices)), (multinomial, indices)
+
+
+def test_a_row_holds_counts_not_episodes():
+    """Reading 10x the episodes (a few distinct scores and turn counts, two configurations) holds
+    no more memory: the tally keeps counts and running sums."""
+
+    def episodes(n: int):
+        for i in range(n):
+            outcome = ("success", "failure", "timeout")[i % 3]
+            yield Ep(i % 2, outcome, (i % 5) / 4, 1 + i % 7, i % 2, 100, 10, None)
+
+    def peak(n: int) -> tuple[int, Row]:
+        tracemalloc.start()
+        try:
+            (row,) = rows_of([(("MTP/WordGuess-v0", "model", None, None), episodes(n))], {"model": (1.0, 2.0)})
+            return tracemalloc.get_traced_memory()[1], row
+        finally:
+            tracemalloc.stop()
+
+    peak(100)  # first-call imports and caches
+    (small, _), (large, row) = peak(10_000), peak(100_000)
+    assert large - small < 64_000, (small, large)
+    assert row.episodes == 100_000 and row.turns == dict(sorted(Counter(1 + i % 7 for i in range(100_000)).items()))
+    assert list(row.outcome_turns or {}) == ["success", "failure", "timeout"]
+    assert sum(sum(c.values()) for c in (row.outcome_turns or {}).values()) == 100_000
+    assert row.config_scores == {0: 0.5, 1: 0.5} and not math.isnan(row.score_lo)

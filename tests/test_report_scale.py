@@ -14,12 +14,15 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from mtp_gym.eval.html import BLOCK_FILE, blocks_dir, write_html
 from mtp_gym.eval.log import CONFIG_NAME, LOG_NAME
 from mtp_gym.eval.pipeline import build_report
 from mtp_gym.eval.report import compute_rows, load_runs
+from mtp_gym.eval.report import stream as stream_module
 from mtp_gym.eval.report.load import iter_runs
-from mtp_gym.eval.report.stream import TABLE, ReportStream
+from mtp_gym.eval.report.stream import CHUNK, TABLE, ReportStream
 
 WG, HN = "MTP/WordGuess-v0", "MTP/HiddenNumber-v0"
 NEEDLE = "quokkazebra"
@@ -71,9 +74,12 @@ def big_runs(root: Path, n: int) -> list[Path]:
     return dirs
 
 
-def test_streamed_report_matches_the_tables_of_load_runs(tmp_path):
+@pytest.mark.parametrize("chunk", [CHUNK, 7])
+def test_streamed_report_matches_the_tables_of_load_runs(tmp_path, monkeypatch, chunk):
     """One pass (records=None) writes the same report.md/.csv as the tables of load_runs' records,
-    superseded records (a replayed infra_error) and samples included."""
+    superseded records (a replayed infra_error) and samples included; with rows stored 7 at a
+    time (a record and the one it supersedes in other chunks, a group's episodes in many)."""
+    monkeypatch.setattr(stream_module, "CHUNK", chunk)
     recs = [record(i, "model", WG if i % 2 else HN) for i in range(300)]
     recs += [record(i, "model", HN, sample=1, score=0.5, outcome="failure") for i in range(0, 300, 2)]
     recs.insert(0, record(4, "model", HN, outcome="infra_error", score=None, error="down"))  # replayed later: dropped
@@ -106,10 +112,12 @@ def test_streamed_report_matches_the_tables_of_load_runs(tmp_path):
     assert len(ReportStream().page_index()) == 0 and ReportStream().rows() == []
 
 
-def test_a_log_without_repeats_keeps_every_row_in_log_order(tmp_path):
+@pytest.mark.parametrize("chunk", [CHUNK, 5])
+def test_a_log_without_repeats_keeps_every_row_in_log_order(tmp_path, monkeypatch, chunk):
     """No record superseded: every row is kept, in log order (the tables and the page are
     load_runs'); with one episode played twice (an infra_error, then its replay) it is kept
     once, at the first one's place."""
+    monkeypatch.setattr(stream_module, "CHUNK", chunk)
     recs = [record(i, "model", WG if i % 3 else HN, sample=i % 2) for i in range(120)]
     replayed = [*recs[:7], {**recs[7], "outcome": "infra_error", "score": None}, *recs[7:]]
     for name, log in (("unique", recs), ("replayed", replayed)):
@@ -122,10 +130,29 @@ def test_a_log_without_repeats_keeps_every_row_in_log_order(tmp_path):
         assert stream.page_index().columns["config"].tolist() == [float(r.config_id) for r in records]
 
 
-def test_the_writer_streams_its_records(tmp_path):
+def test_values_past_64_bits_and_keys_past_63_are_kept(tmp_path, monkeypatch):
+    """A hostile log: configuration ids and turns past 64 bits, keys that do not pack, replayed
+    across the stored chunks: the tables and the page are load_runs' still."""
+    monkeypatch.setattr(stream_module, "CHUNK", 3)
+    big = 2**70
+    recs = [record(i, "model", HN, config_id=big + i % 4, sample=i // 4) for i in range(12)]
+    recs[5] = {**recs[5], "outcome": "infra_error", "score": None}
+    recs += [record(5, "model", HN, config_id=big + 1, sample=1, turns=2**65), record(20, "model", WG, sample=2**30)]
+    dirs = [run_dir(tmp_path, "model", recs)]
+    records = load_runs(dirs)
+    stream = ReportStream()
+    stream.add_all(iter_runs(dirs, slim=False))
+    assert [repr(r.as_dict()) for r in stream.rows()] == [repr(r.as_dict()) for r in compute_rows(records)]
+    columns = stream.page_index().columns
+    assert columns["config"].tolist() == [float(r.config_id) for r in records]
+    assert columns["turns"].tolist() == [float(r.turns) for r in records] and float(2**65) in columns["turns"]
+    assert [f[2] for f in stream.facts()] == [r.config_id for r in records]
+
+
+def test_the_writer_streams_its_records(tmp_path, monkeypatch):
     """write_html consumes a generator one record at a time: blocks are on disk while records are
-    still being produced, and the memory it holds per extra record is a few numbers (tracemalloc
-    peak over 2,000 and 20,000 records with a transcript of ~1 KB each)."""
+    still being produced, and its memory does not grow with the records (tracemalloc peak over
+    4,000 and 40,000 records with a transcript of ~1 KB each, rows stored 1,000 at a time)."""
     page = tmp_path / "report.html"
     on_disk: list[int] = []
 
@@ -147,10 +174,12 @@ def test_the_writer_streams_its_records(tmp_path):
         finally:
             tracemalloc.stop()
 
-    small, large = peak(2_000), peak(20_000)
-    # The index costs ~300 B an episode at its peak; holding the episodes (the page before
-    # issue 29) cost ~2.5 KB each more here (44 MB over the 18,000 extra records).
-    assert large - small < 18_000 * 800, (small, large)
+    monkeypatch.setattr(stream_module, "CHUNK", 1000)
+    small, large = peak(4_000), peak(40_000)
+    # What grows: each block's name, and each stored chunk's 257 bucket offsets (about 2 B an
+    # episode at 1,000 rows a chunk, 0.06 B at the default). Rows kept in memory cost ~300 B an
+    # episode; holding the episodes (the page before issue 29) ~2.5 KB each more.
+    assert large - small < 36_000 * 8, (small, large)
 
 
 def test_page_lists_filters_opens_and_searches_blocks(browser, tmp_path):

@@ -30,7 +30,7 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ import numpy as np
 
 from mtp_gym.eval.log import to_jsonable
 from mtp_gym.eval.record import EpisodeRecord
-from mtp_gym.eval.report.stream import PageIndex, ReportStream
+from mtp_gym.eval.report.stream import INDEX_TYPES, PageIndex, ReportStream
 from mtp_gym.eval.report.tables import inline_html, to_html
 
 __all__ = [
@@ -59,17 +59,11 @@ BLOCK_EPISODES = 2000
 BLOCK_BYTES = 8 << 20
 #: The name of a block file: the write's token, the block's number.
 BLOCK_FILE = re.compile(r"^[0-9a-f]{8}_[0-9]{6,}\.js$")
-#: The columns of the page's index, in the order (and types) the page reads them.
-INDEX_COLUMNS = (
-    ("task", "<i4"),
-    ("agent", "<i4"),
-    ("outcome", "<i4"),
-    ("block", "<i4"),
-    ("offset", "<i4"),
-    ("config", "<f8"),
-    ("sample", "<f8"),
-    ("score", "<f8"),
-    ("turns", "<f8"),
+#: The columns of the page's index, in the order the page reads them (their types:
+#: :data:`~mtp_gym.eval.report.stream.INDEX_TYPES`).
+INDEX_COLUMNS = tuple(
+    (name, INDEX_TYPES[name])
+    for name in ("task", "agent", "outcome", "block", "offset", "config", "sample", "score", "turns")
 )
 
 #: Env messages that re-prompt after a malformed action (the base class's wording).
@@ -207,10 +201,26 @@ class EpisodeBlocks:
         return self.names
 
 
-def _packed_index(index: PageIndex, blocks: EpisodeBlocks | None) -> str:
-    """The page's index: a JSON header (names, block files, column layout) and the columns' bytes
-    (each 8-byte aligned), gzip-compressed, in base64. The columns go through the compressor
-    one at a time (no copy of the whole index is made)."""
+class _Base64:
+    """Bytes written as base64 text to ``write``, a few at a time (the index is never whole)."""
+
+    def __init__(self, write: Callable[[str], Any]) -> None:
+        self._write, self._rest = write, b""
+
+    def __call__(self, data: bytes) -> None:
+        data = self._rest + data
+        cut = len(data) - len(data) % 3
+        self._write(base64.b64encode(data[:cut]).decode())
+        self._rest = data[cut:]
+
+    def close(self) -> None:
+        self._write(base64.b64encode(self._rest).decode())
+
+
+def _write_index(index: PageIndex, blocks: EpisodeBlocks | None, write: Callable[[str], Any]) -> None:
+    """Write the page's index to ``write``: a JSON header (names, block files, column layout) and
+    the columns' bytes (each 8-byte aligned), gzip-compressed, in base64; each column streams
+    through the compressor a chunk at a time (:meth:`PageIndex.read`)."""
     n = len(index)
     layout, at = [], 0
     for name, dtype in INDEX_COLUMNS:
@@ -231,13 +241,17 @@ def _packed_index(index: PageIndex, blocks: EpisodeBlocks | None) -> str:
     )
     header += b" " * (-(len(header) + 4) % 8)
     gz = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: the gzip container
-    parts = [gz.compress(len(header).to_bytes(4, "little") + header)]
+    out = _Base64(write)
+    out(gz.compress(len(header).to_bytes(4, "little") + header))
     for name, dtype in INDEX_COLUMNS:
-        data = np.ascontiguousarray(index.columns[name], dtype=dtype)
-        parts.append(gz.compress(data.data.cast("B") if n else b""))
-        parts.append(gz.compress(b"\0" * (-data.nbytes % 8)))
-    parts.append(gz.flush())
-    return base64.b64encode(b"".join(parts)).decode()
+        size = 0
+        for chunk in index.read(name):
+            data = np.ascontiguousarray(chunk, dtype=dtype)
+            size += data.nbytes
+            out(gz.compress(data.data.cast("B")))
+        out(gz.compress(b"\0" * (-size % 8)))
+    out(gz.flush())
+    out.close()
 
 
 def write_page(
@@ -267,12 +281,20 @@ def write_page(
         "tables": to_html(text_blocks) if text_blocks else markdown_to_html(markdown_text),
         "figures": "\n".join(images),
         "count": str(len(index)),
-        "data": _packed_index(index, blocks),
     }
     # One pass over the template: a slot's text (a log's agent name, say) is never searched for slots.
-    page = _SLOT.sub(lambda m: slots[m.group(1)], (assets / "report.html").read_text())
+    template = (assets / "report.html").read_text()
     tmp = Path(path).with_name(Path(path).name + ".tmp")
-    tmp.write_text(page)
+    with open(tmp, "w", encoding="utf-8") as f:
+        at = 0
+        for slot in _SLOT.finditer(template):
+            f.write(template[at : slot.start()])
+            if slot.group(1) == "data":
+                _write_index(index, blocks, f.write)
+            else:
+                f.write(slots[slot.group(1)])
+            at = slot.end()
+        f.write(template[at:])
     size = tmp.stat().st_size
     os.replace(tmp, path)
     return {"bytes": size, "episodes": len(index), "blocks": len(blocks.names) if blocks else 0}
@@ -292,12 +314,12 @@ def write_html(
 
     ``records`` (full episode records, transcripts included, as :func:`load_runs` gives with
     ``slim=False``; or mappings in the record's JSON form) are consumed one at a time, each
-    shown in the order given; only a few numbers of each stay in memory until the page is
-    written. ``markdown_text`` is the report (:func:`~mtp_gym.eval.report.write_report`'s
+    shown in the order given; a few numbers of each go to a temporary file (memory does not
+    grow with the records) until the page is written. ``markdown_text`` is the report (:func:`~mtp_gym.eval.report.write_report`'s
     text, whose tables are rendered from their data) or any Markdown text.
     """
     blocks = EpisodeBlocks(path, prices, block_episodes)
-    stream = ReportStream(blocks.add)
+    stream = ReportStream(blocks.add, where=blocks.dir)
     stream.add_all(map(EpisodeRecord.from_json, records), table=False, dedup=False)
     blocks.close()
     return write_page(markdown_text, stream.page_index(), blocks, path, figures, title)

@@ -82,9 +82,9 @@ def build_report(
     (``"module:Class"``).
 
     ``records=None`` reads the logs once, streamed (:class:`~mtp_gym.eval.report.stream.ReportStream`):
-    one pass feeds the tables, the figures and the page's episode blocks, holding a few numbers
-    per episode (what is skipped is named through ``warn``, as :func:`~mtp_gym.eval.report.load_runs`
-    names it). Given ``records`` (:func:`~mtp_gym.eval.report.load_runs` of ``dirs``), the tables
+    one pass feeds the tables, the figures and the page's episode blocks, in memory that does not
+    grow with the episodes (a few numbers of each in a temporary file in ``out``; what is
+    skipped is named through ``warn``, as :func:`~mtp_gym.eval.report.load_runs` names it). Given ``records`` (:func:`~mtp_gym.eval.report.load_runs` of ``dirs``), the tables
     are computed from them and the logs are streamed once more for the page alone.
     ``block_episodes``: episodes per block file of the page (default :data:`mtp_gym.eval.html.BLOCK_EPISODES`)."""
     from mtp_gym.eval import report
@@ -95,7 +95,7 @@ def build_report(
     page = out / "report.html"
     out.mkdir(parents=True, exist_ok=True)
     blocks = EpisodeBlocks(page, prices, block_episodes or BLOCK_EPISODES)
-    stream = ReportStream(blocks.add)
+    stream = ReportStream(blocks.add, where=out)
     streamed = records is None
     if records is None:
         stream.add_all(iter_runs(dirs, warn=lambda m: warn(f"warning: {m}"), slim=False))

@@ -21,7 +21,7 @@ The package, by concern:
 * :mod:`.document`: the report's tables and notes, in order;
 * :mod:`.figures`: ``scores.png``, ``turns.png``, ``levels.png``;
 * :mod:`.stream`: the report in one streamed pass over the logs (the tables' numbers and the
-  page's index of episodes, a few numbers per episode).
+  page's index of episodes: a few numbers per episode, on disk).
 
 :func:`write_report` writes ``report.md``, ``report.csv``, ``macro.csv`` and the figures;
 ``report.html`` is :func:`mtp_gym.eval.html.write_html`.

@@ -5,7 +5,7 @@ Each stays within :data:`MAX_PX` pixels a side whatever the number of tasks and 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import wraps
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,7 @@ import numpy as np
 from mtp_gym.eval.record import Task, task_name
 from mtp_gym.eval.report.stats import Row, agent_order, mean, suite_of, task_order
 
-__all__ = ["DPI", "FIGURES", "MAX_PX", "OUTCOME_MARKS", "plot_levels", "plot_scores", "plot_turns"]
+__all__ = ["DPI", "FIGURES", "MAX_PX", "OUTCOME_MARKS", "box_stats", "plot_levels", "plot_scores", "plot_turns"]
 
 #: The figure files, in the order the page shows them.
 FIGURES = ("scores.png", "turns.png", "levels.png")
@@ -162,30 +162,8 @@ def plot_turns(rows: list[Row], path: Path) -> tuple[int, int]:
     for ax, task in zip(axes.flat, tasks):
         for i, agent in enumerate(agents, start=1):
             r = index.get((task, agent))
-            if r is None or not r.outcome_turns:
-                continue
-            played = r.outcome_turns.get("success", []) + r.outcome_turns.get("failure", [])
-            if played:
-                ax.boxplot([np.asarray(played)], positions=[i], widths=0.6, showfliers=False, manage_ticks=False)
-            for outcome, turns in r.outcome_turns.items():
-                marker, colour, label = OUTCOME_MARKS.get(outcome, ("d", "black", outcome))
-                if len(turns) <= MAX_POINTS:  # every episode a point
-                    ys, sizes = np.asarray(turns), np.full(len(turns), 8.0)
-                else:  # binned: one point per turn count, its area growing with the episodes
-                    ys, counts = np.unique(np.asarray(turns), return_counts=True)
-                    sizes = 8.0 * (1 + np.log2(counts))
-                xs = i + jitter.uniform(-0.2, 0.2, len(ys))
-                ax.scatter(
-                    xs,
-                    ys,
-                    s=sizes,
-                    marker=marker,
-                    color=colour,
-                    alpha=0.6,
-                    linewidths=0.8,
-                    label=label if label not in seen else None,
-                )
-                seen.add(label)
+            if r is not None and r.outcome_turns:
+                _draw_turns(ax, i, r.outcome_turns, jitter, seen)
         ax.set_xticks(range(1, len(agents) + 1), agents, rotation=30, ha="right", fontsize=6)
         ax.set_xlim(0.4, len(agents) + 0.6)
         ax.set_title(task_name(task), fontsize=8)
@@ -193,6 +171,72 @@ def plot_turns(rows: list[Row], path: Path) -> tuple[int, int]:
     fig.legend(loc="outside lower center", ncols=len(seen) or 1, fontsize="small", markerscale=2)
     fig.suptitle("Turns per episode (box: episodes that ended in success or failure)", fontsize=11)
     return _save(plt, fig, path)
+
+
+def _draw_turns(
+    ax: Any, x: int, outcome_turns: dict[str, dict[int, int]], jitter: np.random.Generator, seen: set[str]
+) -> None:
+    """One agent's turns at ``x``: the box over its successes and failures, a point per episode
+    (or per turn count past :data:`MAX_POINTS` episodes) marked by outcome; ``seen`` collects the
+    labels already in the legend."""
+    played: dict[int, int] = {}
+    for outcome in ("success", "failure"):
+        for t, episodes in outcome_turns.get(outcome, {}).items():
+            played[t] = played.get(t, 0) + episodes
+    if played:
+        stats = box_stats(sorted(played), [played[t] for t in sorted(played)])
+        ax.bxp([stats], positions=[x], widths=0.6, showfliers=False, manage_ticks=False)
+    for outcome, by_turns in outcome_turns.items():
+        marker, colour, label = OUTCOME_MARKS.get(outcome, ("d", "black", outcome))
+        turns, counts = np.array(list(by_turns), dtype=float), np.array(list(by_turns.values()))
+        if counts.sum() <= MAX_POINTS:  # every episode a point
+            ys, sizes = np.repeat(turns, counts), np.full(int(counts.sum()), 8.0)
+        else:  # binned: one point per turn count, its area growing with the episodes
+            ys, sizes = turns, 8.0 * (1 + np.log2(counts))
+        ax.scatter(
+            x + jitter.uniform(-0.2, 0.2, len(ys)),
+            ys,
+            s=sizes,
+            marker=marker,
+            color=colour,
+            alpha=0.6,
+            linewidths=0.8,
+            label=label if label not in seen else None,
+        )
+        seen.add(label)
+
+
+def box_stats(values: Sequence[float], counts: Sequence[int], whis: float = 1.5) -> dict[str, Any]:
+    """The box of the data ``np.repeat(values, counts)`` (``values`` ascending and distinct, each
+    count at least one) from the counts, as :func:`matplotlib.cbook.boxplot_stats` computes it
+    from the data: quartiles by numpy's linear percentile, whiskers at the most extreme values
+    within ``whis`` IQR of the box; no fliers (the figure draws none)."""
+    x, weights = np.asarray(values), np.asarray(counts, dtype=np.int64)
+    n = int(weights.sum())
+    ends = np.cumsum(weights)
+    virtual = (n - 1) * (np.array([25, 50, 75]) / 100)
+    below = np.floor(virtual)
+    a = x[np.searchsorted(ends, below, side="right")]
+    b = x[np.searchsorted(ends, np.minimum(below + 1, n - 1), side="right")]
+    gamma, diff = virtual - below, b - a
+    # numpy's interpolation, rounding as it does: from below under half way, from above past it
+    q1, med, q3 = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+    iqr = q3 - q1
+    inside_hi, inside_lo = x[x <= q3 + whis * iqr], x[x >= q1 - whis * iqr]
+    whishi = q3 if not len(inside_hi) or np.max(inside_hi) < q3 else np.max(inside_hi)
+    whislo = q1 if not len(inside_lo) or np.min(inside_lo) > q1 else np.min(inside_lo)
+    return {
+        "mean": float(np.dot(x, weights) / n),
+        "iqr": iqr,
+        "cilo": med - 1.57 * iqr / np.sqrt(n),
+        "cihi": med + 1.57 * iqr / np.sqrt(n),
+        "whislo": whislo,
+        "whishi": whishi,
+        "fliers": np.array([]),
+        "q1": q1,
+        "med": med,
+        "q3": q3,
+    }
 
 
 @_plain_text

@@ -5,6 +5,10 @@ Wilson interval (configurations resampled instead when there are K > 1 episodes 
 configuration), turns, efficiency, format errors, failure attribution, tokens and cost,
 pass@K and mean@K. Episodes with outcome ``infra_error`` are counted apart and left out of
 every number.
+
+A row is read in one pass over its episodes and holds counts and running sums, never the
+episodes: its memory grows with the distinct scores, turn counts and configurations, not with
+the number of episodes (a probe run also keeps one small dict per episode for the probe tables).
 """
 
 from __future__ import annotations
@@ -38,8 +42,13 @@ __all__ = [
 ]
 
 BASELINES = ("random", "oracle")
-#: Resampled scores a bootstrap holds at once (8 bytes each, twice).
-BOOTSTRAP_CELLS = 1 << 21
+#: Resampled cells a bootstrap holds at once (8 bytes each, twice): episode indices, or counts
+#: of distinct scores.
+BOOTSTRAP_CELLS = 1 << 19
+#: The bootstrap draws counts of the distinct scores while there are at least this many episodes
+#: per distinct score, episode indices past that (a multinomial draw costs ~40 ns per distinct
+#: score, an index ~6 ns per episode; they break even near 32 episodes per distinct score).
+MULTINOMIAL_EPISODES = 32
 
 #: The columns of ``report.csv``: :class:`Row`'s numbers, in this order.
 COLUMNS = (
@@ -121,7 +130,8 @@ class Row:
     prompt_tokens: float
     completion_tokens: float
     cost: float | None
-    turns: list[int]
+    #: Episodes per turn count (turn count -> episodes, in ascending turn counts).
+    turns: dict[int, int]
     #: Episodes per configuration (``--samples K``; the fewest any configuration has).
     samples: int = 1
     #: pass@K: the chance that at least one of K episodes of a configuration succeeds (the
@@ -129,8 +139,9 @@ class Row:
     pass_at_k: float = float("nan")
     #: mean@K: the mean score of a configuration's episodes, averaged over configurations.
     mean_at_k: float = float("nan")
-    #: Turns of the episodes by outcome (the turn figure marks format errors and timeouts apart).
-    outcome_turns: dict[str, list[int]] | None = None
+    #: Per outcome (in the order first seen), episodes per turn count (turn count -> episodes, in
+    #: ascending turn counts): the turn figure marks format errors and timeouts apart.
+    outcome_turns: dict[str, dict[int, int]] | None = None
     #: Mean score per configuration (probe drops compare the same configurations).
     config_scores: dict[int, float] | None = None
     #: Success rate per configuration (the probe tables compare success rates, as the paper).
@@ -174,24 +185,50 @@ def mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
 
 
-def bootstrap_ci(scores: list[float], resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
-    """95% percentile-bootstrap interval of the mean (seeded: the same log, the same interval);
-    NaN for fewer than two episodes."""
-    if len(scores) < 2:
+def bootstrap_ci(
+    scores: Sequence[float], resamples: int = 2000, seed: int = 0, counts: Sequence[int] | None = None
+) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of the mean of a multiset of scores: ``scores`` one per
+    episode, or with ``counts`` the distinct scores and their episodes (a list and its counts
+    give the same interval). Seeded: the same multiset, the same interval; NaN for fewer than two
+    episodes.
+
+    A resample of the n episodes is a multinomial draw of counts over the distinct scores (in
+    ascending order), a chunk of resamples at a time: memory grows with the distinct scores, not
+    the episodes. With fewer than :data:`MULTINOMIAL_EPISODES` episodes per distinct score it
+    draws episode indices instead (faster then) over the scores expanded in ascending order,
+    holding those (8 bytes an episode) while it draws."""
+    values, weights = _multiset(scores, counts)
+    n = int(weights.sum())
+    if n < 2:
         return float("nan"), float("nan")
-    x = np.asarray(scores, dtype=float)
     rng = np.random.default_rng(seed)
-    # The resamples drawn a few rows at a time (memory flat in the episodes): the generator's
-    # stream, hence every mean, is the same as one (resamples x n) draw.
-    step = max(1, BOOTSTRAP_CELLS // len(x))
-    means = np.concatenate(
-        [
-            x[rng.integers(0, len(x), size=(min(step, resamples - at), len(x)))].mean(axis=1)
-            for at in range(0, resamples, step)
-        ]
-    )
+    if len(values) * MULTINOMIAL_EPISODES <= n:
+        p = weights / n
+        means = _resampled(resamples, len(values), lambda size: rng.multinomial(n, p, size=size) @ values / n)
+    else:
+        x = np.repeat(values, weights)
+        means = _resampled(resamples, n, lambda size: x[rng.integers(0, n, size=(size, n))].mean(axis=1))
     lo, hi = np.quantile(means, [0.025, 0.975])
     return float(lo), float(hi)
+
+
+def _multiset(scores: Sequence[float], counts: Sequence[int] | None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct scores in ascending order and their episodes (each at least one)."""
+    if counts is None:
+        return np.unique(np.asarray(scores, dtype=float), return_counts=True)
+    values, where = np.unique(np.asarray(scores, dtype=float), return_inverse=True)
+    weights = np.zeros(len(values), dtype=np.int64)
+    np.add.at(weights, where, np.asarray(counts, dtype=np.int64))
+    kept = weights > 0
+    return values[kept], weights[kept]
+
+
+def _resampled(resamples: int, width: int, draw: Callable[[int], np.ndarray]) -> np.ndarray:
+    """The means of ``resamples`` resamples, ``draw(size)`` giving ``size`` of them; each draw
+    holds ``size`` x ``width`` cells, at most :data:`BOOTSTRAP_CELLS` (or one row)."""
+    step = max(1, BOOTSTRAP_CELLS // width)
+    return np.concatenate([draw(min(step, resamples - at)) for at in range(0, resamples, step)])
 
 
 def wilson_ci(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -223,42 +260,68 @@ def _probe_record(record: Scored) -> dict[str, Any]:
     }
 
 
+@dataclass(slots=True)
+class _Config:
+    """One configuration's episodes: how many, their score sum (in log order), their successes."""
+
+    episodes: int = 0
+    score: float = 0
+    wins: int = 0
+
+    @property
+    def mean(self) -> float:
+        return self.score / self.episodes
+
+    @property
+    def success(self) -> float:
+        return self.wins / self.episodes
+
+
 class _Tally:
-    """One agent's episodes on one task, read once in log order: the lists a :class:`Row` and
-    its intervals read and running sums (each adding in log order, as ``sum`` over a list
-    would), so the episodes themselves are never held."""
+    """One agent's episodes on one task, read once in log order: counts (per distinct score, turn
+    count, outcome and configuration) and running sums, each adding in log order as ``sum`` over
+    a list would; its memory grows with the distinct values, never with the episodes."""
 
     def __init__(self, probe: bool, price: tuple[float, float] | None) -> None:
         self.price = price
-        self.scores: list[float] = []
-        self.turns: list[int] = []
-        self.wins: list[int] = []
-        self.outcome_turns: dict[str, list[int]] = {}
-        self.by_config: dict[int, tuple[list[float], list[int]]] = {}  # config: (scores, [successes])
+        self.n = 0
+        self.scores: dict[float, int] = {}  # score: episodes
+        self.score_sum: float = 0
+        self.turns: dict[int, int] = {}  # turn count: episodes
+        self.turn_sum = 0
+        self.wins = 0
+        self.win_turns = 0  # the successes' turns, summed
+        self.outcome_turns: dict[str, dict[int, int]] = {}  # outcome: {turn count: episodes}
+        self.by_config: dict[int, _Config] = {}
         self.format_errors: int | float = 0
         self.prompt_tokens: int | float = 0
         self.completion_tokens: int | float = 0
-        self.cost: int | float = 0  # the scored episodes' token cost, before the infra errors'
-        self.infra: list[int | float] = []  # each infra error's token cost (0 without a price)
+        self.cost: int | float = 0  # every episode's token cost (infra errors too), in log order
+        self.infra = 0  # infra errors
         self.probe_records: list[dict[str, Any]] | None = [] if probe else None
 
     def add(self, r: Scored) -> None:
         price = self.price
         cost = 0 if price is None else r.prompt_tokens * price[0] + r.completion_tokens * price[1]
-        if r.outcome == "infra_error":
-            self.infra.append(cost)
-            return
         self.cost += cost
-        score = float(r.score or 0.0)
-        won = r.outcome == "success"
-        self.scores.append(score)
-        self.turns.append(r.turns)
+        if r.outcome == "infra_error":
+            self.infra += 1
+            return
+        score, turns, won = float(r.score or 0.0), r.turns, r.outcome == "success"
+        self.n += 1
+        self.scores[score] = self.scores.get(score, 0) + 1
+        self.score_sum += score
+        self.turns[turns] = self.turns.get(turns, 0) + 1
+        self.turn_sum += turns
         if won:
-            self.wins.append(r.turns)
-        self.outcome_turns.setdefault(r.outcome, []).append(r.turns)
-        config = self.by_config.setdefault(r.config_id, ([], [0]))
-        config[0].append(score)
-        config[1][0] += won
+            self.wins += 1
+            self.win_turns += turns
+        by_turns = self.outcome_turns.setdefault(r.outcome, {})
+        by_turns[turns] = by_turns.get(turns, 0) + 1
+        config = self.by_config.setdefault(r.config_id, _Config())
+        config.episodes += 1
+        config.score += score
+        config.wins += won
         self.format_errors += r.format_errors
         self.prompt_tokens += r.prompt_tokens
         self.completion_tokens += r.completion_tokens
@@ -266,30 +329,24 @@ class _Tally:
             self.probe_records.append(_probe_record(r))
 
     def share(self, outcome: str) -> float:
-        n = len(self.scores)
-        return len(self.outcome_turns.get(outcome, ())) / n if n else float("nan")
+        return sum(self.outcome_turns.get(outcome, {}).values()) / self.n if self.n else float("nan")
 
     def per_episode(self, total: int | float) -> float:
-        return total / len(self.scores) if self.scores else float("nan")
+        return total / self.n if self.n else float("nan")
 
     def intervals(self, k: int) -> tuple[tuple[float, float], tuple[float, float]]:
         """The score and success intervals: episodes resampled, or configurations when ``k`` > 1
         (episodes of one configuration are not independent)."""
         if k > 1:
             return (
-                bootstrap_ci([mean(s) for s, _ in self.by_config.values()]),
-                bootstrap_ci([w[0] / len(s) for s, w in self.by_config.values()]),
+                bootstrap_ci([c.mean for c in self.by_config.values()]),
+                bootstrap_ci([c.success for c in self.by_config.values()]),
             )
-        return bootstrap_ci(self.scores), wilson_ci(len(self.wins), len(self.scores))
+        return bootstrap_ci(list(self.scores), counts=list(self.scores.values())), wilson_ci(self.wins, self.n)
 
     def total_cost(self) -> float | None:
-        """Dollars: the scored episodes' cost, then each infra error's, added in that order."""
-        if self.price is None:
-            return None
-        total = self.cost
-        for cost in self.infra:
-            total += cost
-        return total / 1e6
+        """Dollars: every episode's token cost, infra errors included, added in log order."""
+        return None if self.price is None else self.cost / 1e6
 
 
 def _row(task: tuple[str, str, int | None, str | None], group: Iterable[Scored], price: Any) -> Row:
@@ -298,9 +355,10 @@ def _row(task: tuple[str, str, int | None, str | None], group: Iterable[Scored],
     t = _Tally(probe is not None, price)
     for r in group:
         t.add(r)
-    n = len(t.scores)
-    success, turns_success = len(t.wins) / n if n else float("nan"), mean(t.wins)
-    k = min((len(s) for s, _ in t.by_config.values()), default=1)
+    n, configs = t.n, t.by_config
+    success = t.wins / n if n else float("nan")
+    turns_success = t.win_turns / t.wins if t.wins else float("nan")
+    k = min((c.episodes for c in configs.values()), default=1)
     score_ci, success_ci = t.intervals(k)
     return Row(
         env=env,
@@ -308,13 +366,13 @@ def _row(task: tuple[str, str, int | None, str | None], group: Iterable[Scored],
         level=level,
         probe=probe,
         episodes=n,
-        mean_score=mean(t.scores),
+        mean_score=t.score_sum / n if n else float("nan"),
         score_lo=score_ci[0],
         score_hi=score_ci[1],
         success_rate=success,
         success_lo=success_ci[0],
         success_hi=success_ci[1],
-        mean_turns=mean(t.turns),
+        mean_turns=t.turn_sum / n if n else float("nan"),
         mean_turns_success=turns_success,
         efficiency=100 * success / turns_success if t.wins else 0.0,
         format_errors=t.per_episode(t.format_errors),
@@ -322,17 +380,17 @@ def _row(task: tuple[str, str, int | None, str | None], group: Iterable[Scored],
         format_error=t.share("format_error"),
         timeout=t.share("timeout"),
         context_overflow=t.share("context_overflow"),
-        infra_errors=len(t.infra),
+        infra_errors=t.infra,
         prompt_tokens=t.per_episode(t.prompt_tokens),
         completion_tokens=t.per_episode(t.completion_tokens),
         cost=t.total_cost(),
-        turns=t.turns,
+        turns=dict(sorted(t.turns.items())),
         samples=k,
-        pass_at_k=mean([pass_at_k(len(s), w[0], k) for s, w in t.by_config.values()]),
-        mean_at_k=mean([mean(s) for s, _ in t.by_config.values()]),
-        outcome_turns=t.outcome_turns,
-        config_scores={c: mean(s) for c, (s, _) in t.by_config.items()},
-        config_success={c: w[0] / len(s) for c, (s, w) in t.by_config.items()},
+        pass_at_k=mean([pass_at_k(c.episodes, c.wins, k) for c in configs.values()]),
+        mean_at_k=mean([c.mean for c in configs.values()]),
+        outcome_turns={o: dict(sorted(c.items())) for o, c in t.outcome_turns.items()},
+        config_scores={i: c.mean for i, c in configs.items()},
+        config_success={i: c.success for i, c in configs.items()},
         probe_records=t.probe_records,
     )
 
