@@ -15,14 +15,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtp_gym.eval.html import BLOCK_FILE, blocks_dir, write_html
 from mtp_gym.eval.log import CONFIG_NAME, LOG_NAME
 from mtp_gym.eval.pipeline import build_report
+from mtp_gym.eval.record import EpisodeRecord
 from mtp_gym.eval.report import compute_rows, load_runs
 from mtp_gym.eval.report import stream as stream_module
 from mtp_gym.eval.report.load import iter_runs
-from mtp_gym.eval.report.stream import CHUNK, TABLE, ReportStream
+from mtp_gym.eval.report.stream import CHUNK, PAGE, TABLE, ReportStream
 
 WG, HN = "MTP/WordGuess-v0", "MTP/HiddenNumber-v0"
 NEEDLE = "quokkazebra"
@@ -147,6 +150,55 @@ def test_values_past_64_bits_and_keys_past_63_are_kept(tmp_path, monkeypatch):
     assert columns["config"].tolist() == [float(r.config_id) for r in records]
     assert columns["turns"].tolist() == [float(r.turns) for r in records] and float(2**65) in columns["turns"]
     assert [f[2] for f in stream.facts()] == [r.config_id for r in records]
+
+
+def kept_by_definition(rows: list[tuple[int, int, int, str, int, bool]], flag: int) -> list[int]:
+    """The rows a stream keeps for ``flag``, by keep_latest's rule on a dict: per (group, config,
+    sample) key (a row added without dedup is its own), the last row that is not an infra_error
+    (else the last), at the place of the key's first row."""
+    first: dict[object, int] = {}
+    winner: dict[object, int] = {}
+    for row, (group, config, sample, outcome, flags, dedup) in enumerate(rows):
+        if not flags & flag:
+            continue
+        key = (group, config, sample) if dedup else ("row", row)
+        held = winner.get(key)
+        first.setdefault(key, row)
+        if held is None or outcome != "infra_error" or rows[held][3] == "infra_error":
+            winner[key] = row
+    return [winner[key] for key in sorted(first, key=first.get)]
+
+
+ROWS = st.lists(
+    st.tuples(
+        st.integers(0, 2),  # the group: an env
+        st.sampled_from([0, 1, 2, 2**21, 2**70]),  # configuration ids, two past the packed key's bounds
+        st.sampled_from([0, 1, 2**20]),  # samples
+        st.sampled_from(["success", "failure", "infra_error"]),
+        st.integers(1, 3),  # shown on the page (1), counted in the tables (2), both
+        st.booleans(),  # superseding (dedup) or one more row
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=ROWS, chunk=st.integers(1, 9))
+def test_kept_rows_follow_keep_latest_across_chunks(rows, chunk):
+    """Whatever the rows and wherever the stored chunks cut them, the stream keeps the rows
+    keep_latest's rule on a dict keeps, in the same places, for the page and for the tables."""
+    envs = [WG, HN, "MTP/HiddenSubset-v0"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(stream_module, "CHUNK", chunk)
+        stream = ReportStream()
+        for i, (group, config, sample, outcome, flags, dedup) in enumerate(rows):
+            r = EpisodeRecord.from_json(
+                record(i, "model", envs[group], config_id=config, sample=sample, outcome=outcome, score=None)
+            )
+            stream.add(r, page=bool(flags & PAGE), table=bool(flags & TABLE), dedup=dedup)
+        for flag in (PAGE, TABLE):
+            assert stream.kept(flag).tolist() == kept_by_definition(rows, flag), flag
+        assert [f[2] for f in stream.facts()] == [rows[i][1] for i in kept_by_definition(rows, TABLE)]
 
 
 def test_the_writer_streams_its_records(tmp_path, monkeypatch):

@@ -319,7 +319,7 @@ def write_html(
     text, whose tables are rendered from their data) or any Markdown text.
     """
     blocks = EpisodeBlocks(path, prices, block_episodes)
-    stream = ReportStream(blocks.add, where=blocks.dir)
-    stream.add_all(map(EpisodeRecord.from_json, records), table=False, dedup=False)
-    blocks.close()
-    return write_page(markdown_text, stream.page_index(), blocks, path, figures, title)
+    with ReportStream(blocks.add, where=blocks.dir) as stream:
+        stream.add_all(map(EpisodeRecord.from_json, records), table=False, dedup=False)
+        blocks.close()
+        return write_page(markdown_text, stream.page_index(), blocks, path, figures, title)

@@ -116,6 +116,7 @@ def build_report(
     del rows  # the rows' per-episode lists, before the page's index is built
     blocks.close()
     write_page(text, stream.page_index(), blocks, page, [out / f for f in report.FIGURES])
+    stream.close()
     return text
 
 

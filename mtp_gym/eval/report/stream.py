@@ -123,6 +123,8 @@ class _Parts:
     def close(self) -> None:
         self._file.close()
 
+    __del__ = close
+
 
 class Episode:
     """The numbers of one episode a row of the tables reads (:class:`~.stats.Scored`)."""
@@ -217,10 +219,22 @@ class ReportStream:
         self._buffer: dict[str, array[Any]] = {name: array(_CODES[dtype]) for name, dtype in _COLUMNS.items()}
         self._rows = _Parts(_ROW, 1, where)
         self._keys = _Parts(_KEY, BUCKETS, where)
+        self._files = [self._rows, self._keys]  # the page index's too, closed with the stream
         self._stored = 0
 
     def __len__(self) -> int:
         return self._stored + len(self._buffer["flags"])
+
+    def close(self) -> None:
+        """Remove the stream's temporary files (its page indexes can no longer be read)."""
+        for parts in self._files:
+            parts.close()
+
+    def __enter__(self) -> ReportStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -427,6 +441,7 @@ class ReportStream:
         """The episodes shown on the page, grouped by run (agent, level, probe) in the order the
         runs were first seen, each run's episodes in log order (as :func:`~.load.load_runs`)."""
         parts = _Parts(_ROW, len(self._runs), self._where)
+        self._files.append(parts)
         runs: dict[int, None] = {}  # in the order the page first shows them
         groups: dict[int, None] = {}
         count = 0
