@@ -121,7 +121,8 @@ class _Parts:
                 yield np.frombuffer(os.pread(fd, (b - a) * size, offset + a * size), dtype=self.dtype)
 
     def close(self) -> None:
-        self._file.close()
+        if hasattr(self, "_file"):  # not when the file could not be made
+            self._file.close()
 
     __del__ = close
 
@@ -192,8 +193,9 @@ def _number(value: Any) -> float:
 
 
 def _bucket(keys: np.ndarray) -> np.ndarray:
-    """Each key's bucket (the top 8 bits of a multiplicative hash)."""
-    return ((keys.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(56)).astype(np.intp)
+    """Each key's bucket of :data:`BUCKETS` (a power of two): the top bits of a multiplicative hash."""
+    shift = np.uint64(65 - BUCKETS.bit_length())
+    return ((keys.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> shift).astype(np.intp)
 
 
 class ReportStream:
