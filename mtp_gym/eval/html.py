@@ -315,8 +315,9 @@ def write_html(
     ``records`` (full episode records, transcripts included, as :func:`load_runs` gives with
     ``slim=False``; or mappings in the record's JSON form) are consumed one at a time, each
     shown in the order given; a few numbers of each go to a temporary file (memory does not
-    grow with the records) until the page is written. ``markdown_text`` is the report (:func:`~mtp_gym.eval.report.write_report`'s
-    text, whose tables are rendered from their data) or any Markdown text.
+    grow with the records) until the page is written. ``markdown_text`` is the report
+    (:func:`~mtp_gym.eval.report.write_report`'s text, whose tables are rendered from their
+    data) or any Markdown text.
     """
     blocks = EpisodeBlocks(path, prices, block_episodes)
     with ReportStream(blocks.add, where=blocks.dir) as stream:

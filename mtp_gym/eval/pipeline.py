@@ -84,8 +84,9 @@ def build_report(
     ``records=None`` reads the logs once, streamed (:class:`~mtp_gym.eval.report.stream.ReportStream`):
     one pass feeds the tables, the figures and the page's episode blocks, in memory that does not
     grow with the episodes (a few numbers of each in a temporary file in ``out``; what is
-    skipped is named through ``warn``, as :func:`~mtp_gym.eval.report.load_runs` names it). Given ``records`` (:func:`~mtp_gym.eval.report.load_runs` of ``dirs``), the tables
-    are computed from them and the logs are streamed once more for the page alone.
+    skipped is named through ``warn``, as :func:`~mtp_gym.eval.report.load_runs` names it).
+    Given ``records`` (:func:`~mtp_gym.eval.report.load_runs` of ``dirs``), the tables are
+    computed from them and the logs are streamed once more for the page alone.
     ``block_episodes``: episodes per block file of the page (default :data:`mtp_gym.eval.html.BLOCK_EPISODES`)."""
     from mtp_gym.eval import report
     from mtp_gym.eval.html import BLOCK_EPISODES, EpisodeBlocks, write_page
@@ -113,7 +114,7 @@ def build_report(
         shown = set(find_run_dirs(dirs))
         stream.add_all(iter_runs([out / "baselines"], warn=lambda m: None, slim=False, exclude=shown), table=False)
     text = report.write_report(rows, out)
-    del rows  # the rows' per-episode lists, before the page's index is built
+    del rows  # their per-configuration dicts, before the page's index is built
     blocks.close()
     write_page(text, stream.page_index(), blocks, page, [out / f for f in report.FIGURES])
     stream.close()
