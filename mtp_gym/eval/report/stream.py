@@ -51,24 +51,26 @@ _UNIQUE = -(1 << 62)
 #: The row as stored: each column's numpy type (the buffer's ``array`` of the same size), and
 #: the row's number.
 _COLUMNS = {
-    "group": "<i4",
-    "run": "<i4",
-    "outcome": "<i4",
+    "group": "i4",
+    "run": "i4",
+    "outcome": "i4",
     "flags": "i1",
-    "key": "<i8",
-    "config": "<i8",
-    "sample": "<i8",
-    "turns": "<i8",
-    "format_errors": "<i8",
-    "score": "<f8",
-    "prompt_tokens": "<f8",
-    "completion_tokens": "<f8",
-    "block": "<i4",
-    "offset": "<i4",
+    "key": "i8",
+    "config": "i8",
+    "sample": "i8",
+    "turns": "i8",
+    "format_errors": "i8",
+    "score": "f8",
+    "prompt_tokens": "f8",
+    "completion_tokens": "f8",
+    "block": "i4",
+    "offset": "i4",
 }
-_CODES = {"<i4": "i", "i1": "b", "<i8": "q", "<f8": "d"}
-_ROW = np.dtype([*_COLUMNS.items(), ("row", "<i8")])
-_KEY = np.dtype([("key", "<i8"), ("row", "<i8"), ("flags", "i1"), ("outcome", "<i4")])
+_CODES = {"i4": "i", "i1": "b", "i8": "q", "f8": "d"}  # native byte order, as ``array`` stores them
+_ROW = np.dtype([*_COLUMNS.items(), ("row", "i8")])
+#: What the superseded-record pass reads of a row (the row's key in its bucket).
+_KEY_COLUMNS = {"key": "i8", "row": "i8", "flags": "i1", "outcome": "i4"}
+_KEY = np.dtype(list(_KEY_COLUMNS.items()))
 #: Integer columns whose values may pass 64 bits (such a value is kept apart, by row).
 _WIDE = ("config", "sample", "turns", "format_errors")
 #: The page index's columns (:class:`PageIndex`), and the type of each.
@@ -305,7 +307,7 @@ class ReportStream:
         self._rows.write(rows)
         mine = rows[rows["key"] > _UNIQUE]
         keys = np.empty(len(mine), dtype=_KEY)
-        for name in ("key", "row", "flags", "outcome"):
+        for name in _KEY_COLUMNS:
             keys[name] = mine[name]
         self._keys.write(keys, _bucket(keys["key"]))
         self._stored += n
