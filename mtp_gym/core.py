@@ -141,6 +141,7 @@ __all__ = [
 #: Characters of every observation and action space: printable ASCII.
 TEXT_CHARSET = string.printable
 _CHARSET = frozenset(TEXT_CHARSET)
+_ROLES = ("user", "assistant")  # a transcript's roles, by message index parity
 _UNPRINTABLE_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 OUTCOMES = ("success", "failure", "format_error", "timeout")
 CONFIG_SOURCES = ("benchmark", "generated")
@@ -365,7 +366,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
     #: Attributes that are bookkeeping, not game state (see :meth:`game_state_digest`).
     _BOOKKEEPING = frozenset(
         {
-            "_transcript",
+            "_said",
             "_rendered",
             "_errors",
             "_last_feedback",
@@ -405,7 +406,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         self.info_secret = info_secret
         self.observation_space = TextSpace(max_length=self.obs_max_length, min_length=0, charset=TEXT_CHARSET)
         self.action_space = TextSpace(max_length=self.action_max_length, min_length=0, charset=TEXT_CHARSET)
-        self._transcript: list[dict[str, str]] = []
+        self._said: list[str] = []  # the transcript's contents: the env's first, then turn about
         self._rendered = 0
         self._outcome: str | None = None
         self._score = 0.0
@@ -541,7 +542,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         self._episode_keys = {k: FrozenInfo(v) for k, v in self._episode_info().items()}
         self._episode_hidden = FrozenInfo(self._hidden()) if self.hidden_fixed and self.info_secret else None
         obs = self._instructions()
-        self._transcript = [{"role": "user", "content": obs}]
+        self._said = [obs]
         self._rendered = 0
         if self.render_mode == "human" and not self.defer_human_render:
             self.render()
@@ -569,8 +570,9 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             truncated = True
             self._outcome, self._score = end.outcome, float(end.score or 0.0)
         terminated = self._outcome is not None and not truncated
-        text = self._observation(text)
-        self.record_exchange(action, text)
+        if not (text.isascii() and text.isprintable()) or len(text) > self.obs_max_length:
+            text = self._observation(text)
+        self._said += (action, text)
         if self.render_mode == "human" and not self.defer_human_render:
             self.render()
         reward = self._score if self._outcome is not None else 0.0
@@ -580,36 +582,38 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         if self.render_mode == "ansi":
             return self.transcript_text()
         if self.render_mode == "human":
-            new = self._transcript[self._rendered :]
-            self._rendered = len(self._transcript)
-            if new:
-                print(format_messages(new), flush=True)
+            start = self._rendered
+            self._rendered = len(self._said)
+            if start < self._rendered:
+                print(format_messages(self._messages(start)), flush=True)
         return None
 
     # ------------------------------------------------------------------ the contract for wrappers
     @property
     def transcript(self) -> list[dict[str, str]]:
-        """The episode so far as chat messages (env = ``user``, agent = ``assistant``): a copy,
-        change it through :meth:`replace_last_observation` and :meth:`record_exchange`."""
-        return list(self._transcript)
+        """The episode so far as chat messages (env = ``user``, agent = ``assistant``), made
+        anew on each call: change it through :meth:`replace_last_observation` and :meth:`record_exchange`."""
+        return self._messages(0)
+
+    def _messages(self, start: int) -> list[dict[str, str]]:
+        return [{"role": _ROLES[i & 1], "content": c} for i, c in enumerate(self._said[start:], start)]
 
     def transcript_text(self) -> str:
         """The transcript as ``render()`` shows it (:func:`format_messages`)."""
-        return format_messages(self._transcript)
+        return format_messages(self._messages(0))
 
     def replace_last_observation(self, text: str) -> None:
         """Make the transcript's last env message ``text``: for a wrapper that changed what the
         agent got (the record must hold what the agent saw). No-op if the last message is the
         agent's."""
-        if self._transcript and self._transcript[-1]["role"] == "user":
-            self._transcript[-1]["content"] = text
+        if len(self._said) & 1:
+            self._said[-1] = text
 
     def record_exchange(self, action: str, observation: str) -> None:
         """Append one exchange to the transcript: the agent's ``action`` and the env's
         ``observation`` answering it (``step`` records its own; a wrapper that answers a reply
         itself, without stepping the env, records its exchange here)."""
-        self._transcript.append({"role": "assistant", "content": action})
-        self._transcript.append({"role": "user", "content": observation})
+        self._said += (action, observation)
 
     def build_info(self, feedback: dict[str, Any], valid: bool) -> dict[str, Any]:
         """The ``info`` dict of the current state with this step's ``feedback`` and whether

@@ -230,3 +230,24 @@ def test_info_secret_false_leaves_the_secret_out():
 def test_info_secret_must_be_a_bool(bad):
     with pytest.raises(ValueError, match=r"info_secret must be one of \[True, False\]"):
         Secret(info_secret=bad)
+
+
+def test_the_transcript_is_the_episode_as_chat_messages_made_anew_per_call(capsys):
+    env = Countdown(max_turns=4, render_mode="human")
+    obs, _ = env.reset(seed=0)
+    assert env.transcript == [{"role": "user", "content": obs}]
+    env.step("x")  # a format error is recorded too
+    env.step("3")
+    messages = env.transcript
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant", "user"]
+    assert [m["content"] for m in messages][1::2] == ["x", "3"] and messages[-1]["content"] == "2 next."
+    messages[0]["content"] = "changed"
+    messages.append({"role": "user", "content": "more"})
+    assert env.transcript[0]["content"] == obs and len(env.transcript) == 5
+    env.replace_last_observation("what a wrapper showed")
+    env.record_exchange("2", "answered by a wrapper")
+    assert [m["content"] for m in env.transcript][-3:] == ["what a wrapper showed", "2", "answered by a wrapper"]
+    assert env.transcript_text().endswith("[AGENT]\n2\n\n[ENV]\nanswered by a wrapper")
+    shown = capsys.readouterr().out  # human mode printed each message once, as it came
+    assert shown.count("[ENV]\nSay a number.") == 1 and shown.count("[AGENT]\n3") == 1
+    assert shown.endswith("[AGENT]\n3\n\n[ENV]\n2 next.\n")
