@@ -14,11 +14,14 @@ corpus made of our first benchmark vocabulary (40 words, ``en-basic``, the peers
 list) and our SCOWL list (``en``), turns ``nltk.download`` into a no-op and tags every word a
 noun. So every env draws its secret from 40 words and is sent the same pre-drawn stream of
 random guesses from its 40 words (episodes of the same length), 40 guesses at most, resets
-included, in ``--rounds`` alternating rounds, twice: with repeated action strings (what a
-discrete view or a scripted player sends; Word Guess parses each distinct string once) and
-with every reply unique (what a model sends: a different lead-in before the move), timed in
-CPU seconds (the machine may be shared). Printed:
-the median steps/s per env and the ratio of ours to each peer.
+included, in ``--rounds`` alternating rounds, three times: with repeated action strings (what
+a discrete view or a scripted player sends; Word Guess reads each distinct string once), with
+every reply unique by a lead-in before the move (``Guess 17: ``; Word Guess reads a reply from
+its first ``<``, so it reads each move once here too), and with every reply unique from its
+first character (a reasoning block first, ``<think>guess 17</think>``: every reply read in
+full: reasoning stripped, dashes, digits, tags, retraction; the peers' parsers do not strip
+reasoning), timed in CPU seconds (the machine may be shared). Printed: the median steps/s per
+env and the ratio of ours to each peer.
 """
 
 from __future__ import annotations
@@ -127,6 +130,9 @@ def main() -> None:
         "repeated action strings (a discrete view, a scripted player)": [""] * args.steps,
         "every reply unique (a model's replies: 'Guess 17: ' before the move)": [
             f"Guess {k}: " for k in range(args.steps)
+        ],
+        "every reply unique from its first character ('<think>guess 17</think>' before the move)": [
+            f"<think>guess {k}</think>" for k in range(args.steps)
         ],
     }
     print(f"{args.steps:,} steps per run, median of {args.rounds} alternating rounds")

@@ -286,3 +286,23 @@ def test_the_one_pass_reading_matches_the_full_policy_on_any_mix(reply):
     """Replies assembled from tags, words, the characters the reading strips, other whitespace,
     dashes, retractions and reasoning blocks: the shortcuts read each as the full policy does."""
     test_the_one_pass_reading_reads_as_the_full_policy(reply)
+
+
+_LEAD_INS = st.one_of(
+    st.text(st.characters(blacklist_characters="<"), max_size=40),
+    st.builds(str.__add__, st.sampled_from(["", "x ", "\u2014"]), st.integers(995, 1005).map("7".__mul__)),
+)  # a run of digits just under, at or over MAX_DIGITS
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LEAD_INS, st.lists(st.sampled_from(_PIECES), max_size=10).map("".join), _LEAD_INS)
+def test_a_lead_in_before_the_first_tag_never_changes_the_reading(lead, rest, other):
+    """A reply is read from its first ``<`` on when what comes before holds at most
+    ``MAX_DIGITS`` characters: any such lead-in (dashes, digits, the word "think", a run of
+    digits either side of the bound) gives the word, or the re-prompt, of the full policy,
+    read fresh or from memory after another lead-in before the same move."""
+    from mtp_gym.envs import word_guess
+
+    word_guess._ATTEMPTS.clear()
+    test_the_one_pass_reading_reads_as_the_full_policy(other + rest)
+    test_the_one_pass_reading_reads_as_the_full_policy(lead + rest)

@@ -319,21 +319,26 @@ class WordGuessEnv(TextPuzzleEnv):
         return _attempt_in(action)
 
     def read_move(self, action: Any) -> str:
-        """The base class's reading (:func:`read_reply`, then :meth:`_parse`), with two shortcuts
-        that read the same: a reply of the common shape is read in one pass
-        (:func:`_plain_attempt`), and a short reply seen before is remembered (the word is a pure
-        function of the text: a discrete view's or a scripted player's fixed strings are read once)."""
+        """The base class's reading (:func:`read_reply`, then :meth:`_parse`), with three shortcuts
+        that read the same. A lead-in before the reply's first ``<`` holds no tag, so it cannot
+        change the move, and one of at most ``MAX_DIGITS`` characters cannot hold an over-long
+        number: the reply is read from its first ``<`` on. A text of the common shape is read
+        in one pass (:func:`_plain_attempt`). A short text seen before is remembered (the word
+        is a pure function of the text: a discrete view's or a scripted player's fixed strings,
+        and a model's moves behind new lead-ins, are read once)."""
         if type(action) is not str:
             return super().read_move(action)
-        word = _ATTEMPTS.get(action)
+        start = action.find("<")
+        text = action[start:] if 0 < start <= MAX_DIGITS else action
+        word = _ATTEMPTS.get(text)
         if word is None:
-            word = _plain_attempt(action)
+            word = _plain_attempt(text)
             if word is None:
-                word = super().read_move(action)
-            if len(action) <= _REMEMBERED_LENGTH:
+                word = super().read_move(text)
+            if len(text) <= _REMEMBERED_LENGTH:
                 if len(_ATTEMPTS) >= 1 << 10:
                     _ATTEMPTS.clear()
-                _ATTEMPTS[action] = word
+                _ATTEMPTS[text] = word
         return word
 
     def _play(self, word: str) -> Reply:
