@@ -167,13 +167,16 @@ def word_guess_player() -> Callable[[Any, int], str]:
 
 
 def query_player() -> Callable[[Any, int], str]:
+    # The legal queries of each benchmark configuration, listed once: every reset builds a new
+    # game object, and the id of a freed one is reused, so neither keys a configuration.
     cache: dict[int, list[str]] = {}
 
     def choose(env: Any, k: int) -> str:
-        game = env.unwrapped.game
-        actions = cache.get(id(game.public))
+        config_id = env.unwrapped._config_id
+        actions = cache.get(config_id)
         if actions is None:
-            actions = cache[id(game.public)] = [game.describe_query(q, a) for q, a in game.all_queries()]
+            game = env.unwrapped.game
+            actions = cache[config_id] = [game.describe_query(q, a) for q, a in game.all_queries()]
         return actions[k % len(actions)]
 
     return choose
@@ -224,7 +227,7 @@ def vector_step_seconds(
 ) -> float:
     envs = make(env_id, n, **kwargs)
     envs.reset(seed=0)
-    subs = envs.unwrapped.envs
+    subs = [e.unwrapped for e in envs.unwrapped.envs]  # the player reads the env as in the raw run
     picks = np.random.default_rng(1).integers(1 << 20, size=(max(1, 4096 // n), n)).tolist()
 
     def run() -> int:
