@@ -289,7 +289,8 @@ def test_the_one_pass_reading_matches_the_full_policy_on_any_mix(reply):
 
 
 _LEAD_INS = st.one_of(
-    st.text(st.characters(blacklist_characters="<"), max_size=40),
+    st.text(st.characters(exclude_characters="<"), max_size=40),
+    st.sampled_from(["I think ", "Thinking it over \u2014 ", "think> ", "/think ", "Guess 17: ", "PORTS? no: "]),
     st.builds(str.__add__, st.sampled_from(["", "x ", "\u2014"]), st.integers(995, 1005).map("7".__mul__)),
 )  # a run of digits just under, at or over MAX_DIGITS
 
