@@ -18,8 +18,8 @@ included, in ``--rounds`` alternating rounds, three times: with repeated action 
 a discrete view or a scripted player sends; Word Guess reads each distinct string once), with
 every reply unique by a lead-in before the move (``Guess 17: ``; Word Guess reads a reply from
 its first ``<``, so it reads each move once here too), and with every reply unique from its
-first character (a reasoning block first, ``<think>guess 17</think>``: every reply read in
-full: reasoning stripped, dashes, digits, tags, retraction; the peers' parsers do not strip
+first character (a reasoning block first, ``<think>guess 17</think>``: every reply's reasoning
+stripped, the move behind it read once, as behind a lead-in; the peers' parsers do not strip
 reasoning), timed in CPU seconds (the machine may be shared). Printed: the median steps/s per
 env and the ratio of ours to each peer.
 """

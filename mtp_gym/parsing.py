@@ -109,7 +109,10 @@ def find_tags(text: str, names: str) -> list[Tag]:
     return found
 
 
-_REASONING_NAMES = "think|thinking"
+#: ``think`` or ``thinking`` in ASCII letters of either case (never a dotless ``ı`` or a Kelvin
+#: sign, which a case-blind pattern takes for ``i`` and ``k``): so each reasoning tag holds
+#: ``think`` once in the reply's ``lower()``, which is what :func:`strip_reasoning` counts.
+_REASONING_NAMES = "(?-i:[Tt][Hh][Ii][Nn][Kk](?:[Ii][Nn][Gg])?)"
 _REASONING_CLOSE_RE = re.compile(rf"<\s*/\s*(?:{_REASONING_NAMES})\s*>", re.IGNORECASE)
 _REASONING_OPEN_RE = re.compile(rf"<\s*(?:{_REASONING_NAMES})\s*>", re.IGNORECASE)
 
@@ -122,8 +125,24 @@ def strip_reasoning(text: str) -> str:
     >>> strip_reasoning("<think>maybe <a>x</a></think><a>y</a>")
     ' <a>y</a>'
     """
-    if "think" not in text.lower():  # the common case: no reasoning tag at all
+    low = text.lower()
+    seen = low.count("think")
+    if not seen:  # the common case: no reasoning tag at all
         return text
+    if seen == 2:  # one block as chat templates write it, and no other reasoning tag
+        start = text.find("<think>")
+        end = text.find("</think>", start)
+        if 0 <= start < end:
+            return text[:start] + " " + text[end + 8 :]
+    elif seen == 1:  # the block's opening tag in the prompt
+        end = text.find("</think>")
+        if end >= 0:
+            return text[end + 8 :]
+    return _strip_blocks(text)
+
+
+def _strip_blocks(text: str) -> str:
+    """:func:`strip_reasoning` of any text (its shortcuts read the same where they apply)."""
     blocks = find_tags(text, _REASONING_NAMES)
     if blocks:
         parts, pos = [], 0

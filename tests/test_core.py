@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 from gymnasium.utils.env_checker import check_env
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
 
@@ -112,6 +114,24 @@ def test_strip_reasoning_removes_every_reasoning_block(reply, kept):
     from mtp_gym.parsing import strip_reasoning
 
     assert strip_reasoning(reply) == kept
+
+
+_REASONING_PIECES = ["<think>", "</think>", "<THINK>", "</Think>", "<thinking>", "</thinking>", "< think >",
+                     "</ think>", "think", "<", ">", "/", "x", " ", "\n", "\u0131", "\u0130", "\u212a",
+                     "<th\u0131nk>", "</thin\u212a>"]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_REASONING_PIECES), max_size=10).map("".join))
+def test_strip_reasoning_shortcuts_read_as_the_full_scan(reply):
+    """One canonical block (or a lone closing tag) is cut by string search; any mix of tags,
+    letter cases, spacing and look-alike letters (a dotless i, a Kelvin sign: never a tag)
+    comes out as the full scan leaves it, and stripping twice changes nothing."""
+    from mtp_gym.parsing import _strip_blocks, strip_reasoning
+
+    stripped = strip_reasoning(reply)
+    assert stripped == _strip_blocks(reply)
+    assert strip_reasoning(stripped) == stripped
 
 
 @pytest.mark.parametrize(

@@ -231,6 +231,11 @@ ONE_PASS_REPLIES = [
     "<attempt>caf\u00e9</attempt>",
     "<attempt>PORTS</attempt> \u2014 final",
     "<think>maybe <attempt>SLICE</attempt></think><attempt>PORTS</attempt>",
+    "<think>guess 17</think>\n\n<attempt>PORTS</attempt>",
+    "<think>PORTS?</think><attempt>PORTS</attempt> no wait, SLICE",
+    "<think>a</think><think>b</think><attempt>PORTS</attempt>",
+    "so </think><attempt>ports</attempt>",
+    "<thinking>x</thinking><attempt>PORTS</attempt>",
     "I think <attempt>PORTS</attempt>",
     "<attempt>PORTS</attempt><attempt>SLICE</attempt>",
     "< attempt >PORTS</ attempt>",
@@ -277,7 +282,7 @@ def test_the_one_pass_reading_covers_a_model_reply():
 
 _PIECES = ["<attempt>", "</attempt>", "<ATTEMPT>", "</Attempt>", "PORTS", "ports", "slice", " ", "\t", "\n", "\r",
            "\x0b", "\x1c", "'", '"', "`", ".", "*", "-", "no, ", "actually ", "I think ", "5", "\u00e9", "<", ">",
-           "<think>", "</think>", "\u2014"]  # fmt: skip
+           "<think>", "</think>", "<THINK>", "</thinking>", "\u2014"]  # fmt: skip
 
 
 @settings(max_examples=400, deadline=None)

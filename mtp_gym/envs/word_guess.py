@@ -20,7 +20,7 @@ from mtp_gym.core import (
     refuse_retraction,
 )
 from mtp_gym.data import load_json, scowl_words
-from mtp_gym.parsing import MAX_DIGITS, find_tags, format_restater, long_number
+from mtp_gym.parsing import MAX_DIGITS, find_tags, format_restater, long_number, strip_reasoning
 
 GREEN, YELLOW, GREY = "green", "yellow", "grey"
 BENCH_VOCAB_SIZE, BENCH_WORD_LENGTH, N_BENCH_VOCABS = 40, 5, 10
@@ -165,6 +165,13 @@ def _plain_attempt(reply: str) -> str | None:
     if tail and not tail.isspace():  # every retraction is words
         refuse_retraction(tail)
     return _read_attempt(reply[start + len(_OPEN) : end].strip().strip("`*").strip())
+
+
+def _from_first_tag(reply: str) -> str:
+    """``reply`` from its first ``<`` on when what comes before is a lead-in of at most
+    ``MAX_DIGITS`` characters: it holds no tag and no over-long number, so it reads the same."""
+    start = reply.find("<")
+    return reply[start:] if 0 < start <= MAX_DIGITS else reply
 
 
 class WordGuessEnv(TextPuzzleEnv):
@@ -319,26 +326,29 @@ class WordGuessEnv(TextPuzzleEnv):
         return _attempt_in(action)
 
     def read_move(self, action: Any) -> str:
-        """The base class's reading (:func:`read_reply`, then :meth:`_parse`), with three shortcuts
-        that read the same. A lead-in before the reply's first ``<`` holds no tag, so it cannot
-        change the move, and one of at most ``MAX_DIGITS`` characters cannot hold an over-long
-        number: the reply is read from its first ``<`` on. A text of the common shape is read
-        in one pass (:func:`_plain_attempt`). A short text seen before is remembered (the word
-        is a pure function of the text: a discrete view's or a scripted player's fixed strings,
-        and a model's moves behind new lead-ins, are read once)."""
+        """The base class's reading (:func:`read_reply`, then :meth:`_parse`), with shortcuts that
+        read the same. A reply is read from its first ``<`` on (:func:`_from_first_tag`), and
+        from there again once its reasoning blocks are stripped. A text of the common shape is
+        read in one pass (:func:`_plain_attempt`). A short text seen before is remembered (the
+        word is a pure function of the text: a discrete view's or a scripted player's fixed
+        strings, and a model's moves behind new lead-ins or reasoning, are read once)."""
         if type(action) is not str:
             return super().read_move(action)
-        start = action.find("<")
-        text = action[start:] if 0 < start <= MAX_DIGITS else action
+        text = _from_first_tag(action)
         word = _ATTEMPTS.get(text)
         if word is None:
-            word = _plain_attempt(text)
+            bare = strip_reasoning(text)  # read_reply reads the same of it: nothing is left to strip
+            if bare is not text:
+                text = _from_first_tag(bare)
+                word = _ATTEMPTS.get(text)
             if word is None:
-                word = super().read_move(text)
-            if len(text) <= _REMEMBERED_LENGTH:
-                if len(_ATTEMPTS) >= 1 << 10:
-                    _ATTEMPTS.clear()
-                _ATTEMPTS[text] = word
+                word = _plain_attempt(text)
+                if word is None:
+                    word = super().read_move(text)
+                if len(text) <= _REMEMBERED_LENGTH:
+                    if len(_ATTEMPTS) >= 1 << 10:
+                        _ATTEMPTS.clear()
+                    _ATTEMPTS[text] = word
         return word
 
     def _play(self, word: str) -> Reply:
