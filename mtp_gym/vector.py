@@ -90,8 +90,45 @@ def batch_infos(infos: list[tuple[int, dict[str, Any]]], n: int) -> dict[str, An
     and a ``_key`` mask of the envs that have it, nested dicts alike. None when a key's values
     differ in type or shape (or need Gymnasium's special cases), for the caller to merge one by
     one."""
+    if n == 1:
+        return _batch_one(infos[0][1])
     where = [i for i, _ in infos]
     return _batch_dicts([info for _, info in infos], None if where == list(range(n)) else where, n)
+
+
+def _batch_one(info: dict[str, Any]) -> dict[str, Any] | None:
+    """:func:`batch_infos` of one env's ``info``: each value in an array of one, as Gymnasium
+    makes it."""
+    out: dict[str, Any] = {}
+    for key, value in info.items():
+        if key == "final_obs":
+            return None
+        kind = type(value)
+        dtype = _DTYPES.get(kind)
+        if dtype is not None:
+            try:
+                column = np.array((value,), dtype)
+            except OverflowError:  # an int past int64: Gymnasium's merge raises it
+                return None
+        elif isinstance(value, dict):
+            column = _batch_one(value)
+            if column is None:
+                return None
+        elif issubclass(kind, np.number):
+            column = np.array((value,), kind)
+        elif kind is np.ndarray:
+            column = value[np.newaxis].copy()
+        elif isinstance(value, np.ndarray):
+            return None
+        else:
+            column = np.empty(1, dtype=object)
+            column[0] = value
+        out[key] = column
+        out["_" + key] = _ONE_TRUE.copy()
+    return out
+
+
+_ONE_TRUE = np.ones(1, dtype=np.bool_)
 
 
 def _batch_dicts(dicts: Sequence[dict[str, Any]], where: list[int] | None, n: int) -> dict[str, Any] | None:
@@ -213,7 +250,7 @@ class TextSyncVectorEnv(SyncVectorEnv):
             if not pending:
                 return {}
         batch = None
-        if self.num_envs > 1 and pending and len({i for i, _ in pending}) == len(pending):
+        if pending and len({i for i, _ in pending}) == len(pending):
             batch = batch_infos(pending, self.num_envs)
         if batch is None:
             batch = {}
