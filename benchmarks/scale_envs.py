@@ -19,7 +19,9 @@ Three tables, each measured in this one process against a baseline measured in t
    (Word Guess: a random word of the episode's vocabulary; a query game at level 5: its legal
    queries in turn), with the default ``info`` and with ``info_secret=False`` (the secret left
    out of ``info``), and ``mtp_gym.make_vec`` batching only the ``info`` keys a training loop
-   reads (``info_keys=("score", "outcome")``) or none (``info_keys=()``).
+   reads (``info_keys=("score", "outcome")``) or none (``info_keys=()``). Each cell times the
+   vector env and the raw env in turn (5 alternations of ``--seconds``/5 each) and prints the
+   median of the paired ratios with their range.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import functools
 import itertools
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -182,22 +185,20 @@ def query_player() -> Callable[[Any, int], str]:
     return choose
 
 
-def raw_step_seconds(env_id: str, kwargs: dict[str, Any], choose: Callable[[Any, int], str], seconds: float) -> float:
+def raw_stepper(env_id: str, kwargs: dict[str, Any], choose: Callable[[Any, int], str]) -> Callable[[], int]:
+    """A run of 4,096 raw env steps with the scripted player (resets included); returns the steps."""
     env = gym.make(env_id, disable_env_checker=True, **kwargs).unwrapped
     env.reset(seed=0)
     picks = np.random.default_rng(1).integers(1 << 20, size=4096).tolist()
-    k = 0
 
     def run() -> int:
-        nonlocal k
         for p in picks:
-            k += 1
             _, _, term, trunc, _ = env.step(choose(env, p))
             if term or trunc:
                 env.reset()
         return len(picks)
 
-    return 1 / timed(run, seconds)
+    return run
 
 
 def gymnasium_sync(env_id: str, n: int, **kwargs: Any) -> Any:
@@ -217,14 +218,11 @@ KEY_MAKERS: dict[str, Callable[..., Any]] = {
 }
 
 
-def vector_step_seconds(
-    make: Callable[..., Any],
-    env_id: str,
-    kwargs: dict[str, Any],
-    choose: Callable[[Any, int], str],
-    n: int,
-    seconds: float,
-) -> float:
+def vector_stepper(
+    make: Callable[..., Any], env_id: str, kwargs: dict[str, Any], choose: Callable[[Any, int], str], n: int
+) -> tuple[Callable[[], int], Any]:
+    """A run of about 4,096 env steps of ``make(env_id, n)`` (returns the env steps) and the
+    vector env (to close)."""
     envs = make(env_id, n, **kwargs)
     envs.reset(seed=0)
     subs = [e.unwrapped for e in envs.unwrapped.envs]  # the player reads the env as in the raw run
@@ -235,10 +233,16 @@ def vector_step_seconds(
             envs.step(tuple(choose(e, p) for e, p in zip(subs, row)))
         return len(picks) * n
 
-    try:
-        return 1 / timed(run, seconds)
-    finally:
-        envs.close()
+    return run, envs
+
+
+def paired_ratio(run: Callable[[], int], base: Callable[[], int], seconds: float, rounds: int = 5) -> tuple:
+    """Seconds per unit of ``run`` and of ``base`` (medians), and the median and range of the
+    ratio of the two timed in turn, ``rounds`` times ``seconds / rounds`` each: a slow spell
+    of a shared machine lands on both sides of a round."""
+    pairs = [(1 / timed(run, seconds / rounds), 1 / timed(base, seconds / rounds)) for _ in range(rounds)]
+    ratios = sorted(a / b for a, b in pairs)
+    return statistics.median(a for a, _ in pairs), statistics.median(b for _, b in pairs), ratios
 
 
 def vector_table(seconds: float, secret_option: bool) -> None:
@@ -247,9 +251,9 @@ def vector_table(seconds: float, secret_option: bool) -> None:
         ("MTP/TreeRecursionRule-v0", {"difficulty": 5}, query_player),
     ]
     print("## Vector env (sync) per env step over the raw env's step\n")
-    print(
-        "| env | info | vector env | raw us/step | " + " | ".join(f"N={n} us/step (ratio)" for n in VECTOR_SIZES) + " |"
-    )
+    print("Each cell: the vector env's µs per env step, and its ratio to the raw env's step timed in turn")
+    print("with it (median of 5 alternations; their range in brackets).\n")
+    print("| env | info | vector env | raw us/step | " + " | ".join(f"N={n}" for n in VECTOR_SIZES) + " |")
     print("|---|---|---|---|" + "---|" * len(VECTOR_SIZES))
     variants: list[tuple[str, dict[str, Any]]] = [("default", {})]
     if secret_option:
@@ -257,14 +261,21 @@ def vector_table(seconds: float, secret_option: bool) -> None:
     for env_id, kwargs, player in cases:
         for label, extra in variants:
             kw = {**kwargs, **extra}
-            raw = raw_step_seconds(env_id, kw, player(), seconds)
+            raw = raw_stepper(env_id, kw, player())
             makers = {**VECTOR_MAKERS, **(KEY_MAKERS if not extra else {})}
             for maker, make in makers.items():
-                cells = []
+                cells, raws = [], []
                 for n in VECTOR_SIZES:
-                    vec = vector_step_seconds(make, env_id, kw, player(), n, seconds)
-                    cells.append(f"{vec * 1e6:.2f} ({vec / raw:.2f}x)")
-                row = f"| {env_id[4:-3]} | {label} | {maker} | {raw * 1e6:.2f} | "
+                    run, envs = vector_stepper(make, env_id, kw, player(), n)
+                    try:
+                        vec, base, ratios = paired_ratio(run, raw, seconds)
+                    finally:
+                        envs.close()
+                    raws.append(base)
+                    cells.append(
+                        f"{vec * 1e6:.2f} ({statistics.median(ratios):.2f}x; {ratios[0]:.2f}-{ratios[-1]:.2f})"
+                    )
+                row = f"| {env_id[4:-3]} | {label} | {maker} | {statistics.median(raws) * 1e6:.2f} | "
                 print(row + " | ".join(cells) + " |", flush=True)
     print()
 

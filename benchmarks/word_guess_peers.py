@@ -21,7 +21,7 @@ its first ``<``, so it reads each move once here too), and with every reply uniq
 first character (a reasoning block first, ``<think>guess 17</think>``: every reply's reasoning
 stripped, the move behind it read once, as behind a lead-in; the peers' parsers do not strip
 reasoning), timed in CPU seconds (the machine may be shared). Printed: the median steps/s per
-env and the ratio of ours to each peer.
+env and the median (and range) over the rounds of each round's ratio of ours to each peer.
 """
 
 from __future__ import annotations
@@ -141,12 +141,15 @@ def main() -> None:
         for _ in range(args.rounds):
             for name, run in runs.items():
                 rates[name].append(run(idx_list, prefixes))
-        base = statistics.median(rates["mtp-gym WordGuess"])
+        ours_rates = rates["mtp-gym WordGuess"]
         print(title)
         for name, values in rates.items():
             rate = statistics.median(values)
             spread = f"{min(values):,.0f}-{max(values):,.0f}"
-            ratio = "" if name == "mtp-gym WordGuess" else f"  mtp-gym / this = {base / rate:.2f}x"
+            ratio = ""
+            if name != "mtp-gym WordGuess":  # each round's ratio: a slow spell of the machine hits both
+                paired = sorted(a / b for a, b in zip(ours_rates, values))
+                ratio = f"  mtp-gym / this = {statistics.median(paired):.2f}x (rounds {paired[0]:.2f}-{paired[-1]:.2f})"
             print(f"  {name:<18}: {rate:>10,.0f} steps/s (range {spread}){ratio}")
 
 

@@ -90,7 +90,7 @@ def batch_infos(infos: list[tuple[int, dict[str, Any]]], n: int) -> dict[str, An
     and a ``_key`` mask of the envs that have it, nested dicts alike. None when a key's values
     differ in type or shape (or need Gymnasium's special cases), for the caller to merge one by
     one."""
-    if n == 1:
+    if n == 1 and len(infos) == 1:
         return _batch_one(infos[0][1])
     where = [i for i, _ in infos]
     return _batch_dicts([info for _, info in infos], None if where == list(range(n)) else where, n)
@@ -105,6 +105,7 @@ def _batch_one(info: dict[str, Any]) -> dict[str, Any] | None:
             return None
         kind = type(value)
         dtype = _DTYPES.get(kind)
+        column: Any
         if dtype is not None:
             try:
                 column = np.array((value,), dtype)
@@ -243,8 +244,8 @@ class TextSyncVectorEnv(SyncVectorEnv):
         return result
 
     def _batch(self, pending: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
-        """The batched info of ``(env index, info)`` pairs: column by column where it can, else (and
-        for one env, where it is faster) by Gymnasium's merge one pair at a time."""
+        """The batched info of ``(env index, info)`` pairs: column by column where it can, else by
+        Gymnasium's merge one pair at a time."""
         if self.info_keys is not None:
             pending = self._kept(pending)
             if not pending:
