@@ -57,12 +57,13 @@ PLAYS = {
 }
 
 
+@pytest.mark.parametrize("n", [1, 5])
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED])
 @pytest.mark.parametrize("env_id", sorted(PLAYS))
-def test_the_batches_are_gymnasiums(env_id, mode, monkeypatch):
-    """Every step and reset of mtp_gym.make_vec returns what gym.make_vec(..., "sync") returns:
-    observations, rewards, ends, and info key for key, dtype for dtype, mask for mask, with
-    episodes ending at different steps in different envs (autoreset both ways, or the ended envs
+def test_the_batches_are_gymnasiums(env_id, mode, n, monkeypatch):
+    """Every step and reset of mtp_gym.make_vec (one env or five) returns what
+    gym.make_vec(..., "sync") returns: observations, rewards, ends, and info key for key, dtype
+    for dtype, mask for mask, with episodes ending at different steps in different envs (autoreset both ways, or the ended envs
     reset by a ``reset_mask`` when it is disabled); with next-step autoreset every batch is built
     column by column (none falls back to Gymnasium's merge)."""
     batches: list[bool] = []
@@ -73,7 +74,6 @@ def test_the_batches_are_gymnasiums(env_id, mode, monkeypatch):
         return batch
 
     monkeypatch.setattr(vector, "batch_infos", counted)
-    n = 5
     ours = mtp_gym.make_vec(env_id, n, vector_kwargs={"autoreset_mode": mode}, max_turns=4)
     theirs = gym.make_vec(env_id, n, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode}, max_turns=4)
     assert isinstance(ours, TextSyncVectorEnv) and ours._text_observations  # steps in its own loop
