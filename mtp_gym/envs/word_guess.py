@@ -336,19 +336,23 @@ class WordGuessEnv(TextPuzzleEnv):
             return super().read_move(action)
         text = _from_first_tag(action)
         word = _ATTEMPTS.get(text)
+        if word is not None:
+            return word
+        word = _plain_attempt(text)
         if word is None:
             bare = strip_reasoning(text)  # read_reply reads the same of it: nothing is left to strip
             if bare is not text:
                 text = _from_first_tag(bare)
                 word = _ATTEMPTS.get(text)
-            if word is None:
+                if word is not None:
+                    return word
                 word = _plain_attempt(text)
-                if word is None:
-                    word = super().read_move(text)
-                if len(text) <= _REMEMBERED_LENGTH:
-                    if len(_ATTEMPTS) >= 1 << 10:
-                        _ATTEMPTS.clear()
-                    _ATTEMPTS[text] = word
+            if word is None:
+                word = super().read_move(text)
+        if len(text) <= _REMEMBERED_LENGTH:
+            if len(_ATTEMPTS) >= 1 << 10:
+                _ATTEMPTS.clear()
+            _ATTEMPTS[text] = word
         return word
 
     def _play(self, word: str) -> Reply:
