@@ -63,9 +63,9 @@ PLAYS = {
 def test_the_batches_are_gymnasiums(env_id, mode, n, monkeypatch):
     """Every step and reset of mtp_gym.make_vec (one env or five) returns what
     gym.make_vec(..., "sync") returns: observations, rewards, ends, and info key for key, dtype
-    for dtype, mask for mask, with episodes ending at different steps in different envs (autoreset both ways, or the ended envs
-    reset by a ``reset_mask`` when it is disabled); with next-step autoreset every batch is built
-    column by column (none falls back to Gymnasium's merge)."""
+    for dtype, mask for mask, with episodes ending at different steps (autoreset both ways, or
+    the ended envs reset by a ``reset_mask`` when it is disabled); with next-step autoreset
+    every batch is built column by column (none falls back to Gymnasium's merge)."""
     batches: list[bool] = []
 
     def counted(infos: list, n: int) -> dict | None:
