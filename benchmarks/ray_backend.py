@@ -59,7 +59,7 @@ def main() -> None:
         timed("local, serial (warm)", tmp / "serial-warm", envs, args.split),
     ]
     start = time.perf_counter()
-    ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
     startup = time.perf_counter() - start
     for label, workers in [("cold", args.cpus), ("warm", args.cpus), ("warm", 2 * args.cpus)]:
         rows.append(

@@ -1,6 +1,7 @@
 """``mtp-gym eval --backend ray``: same episodes as the local backend, streamed into the same resumable log.
 
-One local Ray instance (``ray.init(num_cpus=2)``) serves the whole module; the tests that need
+One new local Ray instance (``ray.init(address="local", num_cpus=2)``: never a cluster that
+another run left on this node) serves the whole module; the tests that need
 it skip when ``ray`` is not installed (``pip install ray``).
 """
 
@@ -42,7 +43,7 @@ def ray():
     if ray.is_initialized():  # someone else's instance: use it, leave it running
         yield ray
         return
-    ray.init(num_cpus=2, include_dashboard=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False)
     yield ray
     ray.shutdown()
 
@@ -184,6 +185,38 @@ def test_without_ray_installed_the_error_names_the_package_and_how_to_install_it
         main(["eval", "--env", ENVS[0], "--agent", "oracle", "--backend", "ray", "--out", str(tmp_path / "out")])
     assert "'ray' package" in str(exc.value.code) and "pip install" in str(exc.value.code)
     assert not (tmp_path / "out").exists()  # refused before the run directory was made
+
+
+@pytest.mark.parametrize(
+    ("address", "env", "joins"),
+    [
+        (None, None, "local"),
+        ("auto", None, "auto"),
+        ("10.1.2.3:6379", None, "10.1.2.3:6379"),
+        (None, "10.1.2.3:6379", None),
+    ],
+)
+def test_no_address_starts_a_new_local_instance_even_beside_a_running_cluster(address, env, joins, monkeypatch):
+    """Ray's own default joins whatever cluster runs on this node (one a killed run left behind
+    too); without ``--address`` or ``$RAY_ADDRESS`` the run starts its own, as the help says."""
+    from mtp_gym.eval import backends
+
+    calls = []
+
+    class FakeRay:
+        def is_initialized(self):
+            return False
+
+        def init(self, **kwargs):
+            calls.append(kwargs)
+
+    monkeypatch.setattr(backends, "import_ray", FakeRay)
+    if env is None:
+        monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    else:
+        monkeypatch.setenv("RAY_ADDRESS", env)
+    backends._ray_connect(address)
+    assert [c.get("address") for c in calls] == [joins]
 
 
 def test_an_address_names_the_same_cluster_by_host_and_port():

@@ -511,7 +511,9 @@ def _ray_connect(address: str | None) -> Any:
                 "give that address, or leave --address out to use it"
             )
     elif address is None and not os.environ.get("RAY_ADDRESS"):
-        ray.init(include_dashboard=False)  # a local instance on this machine's CPUs
+        # "local": a new instance even where a cluster runs on this node (or a killed run left one
+        # behind); `--address auto` joins that one
+        ray.init(address="local", include_dashboard=False)
     else:
         ray.init(address=address)
     return ray
