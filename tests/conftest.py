@@ -9,6 +9,22 @@ import gymnasium as gym
 import pytest
 from helpers import ENV_IDS
 
+#: The longest modules (CPU seconds on CI's 2 cores), started first: the workers of ``-n``
+#: (pytest-xdist: a whole module each at a time) then finish together instead of one of them
+#: running the longest module alone at the end.
+LONGEST_FIRST = (
+    "test_query_games.py",
+    "test_llm_agents.py",
+    "test_integrations.py",
+    "test_query_levels.py",
+    "test_probes.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
+
 
 @pytest.fixture(params=ENV_IDS)
 def env_id(request: pytest.FixtureRequest) -> str:
