@@ -15,6 +15,8 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
@@ -90,6 +92,37 @@ def test_parse_answer(text, expected):
 def test_a_reply_with_both_answers_is_re_prompted(text):
     with pytest.raises(InvalidAction):
         parse_answer(text)
+
+
+#: A mention of each kind (one per branch of the filter) and pieces to put them together wrong.
+MENTIONS = [
+    "no doubt",
+    "No worries",
+    "yes or no",
+    "'yes'/'no'",
+    "no, or yes",
+    "I would not say yes",
+    "don't answer no",
+    "cannot respond with 'no'",
+    "never reply yes",
+    "say yes only if",
+    "Answer no unless",
+    "you should answer yes",
+    "You must say: no",
+    "remember to reply with \u201cyes",
+    "make sure to respond no",
+    "please say yes",
+    "ſay yes",
+]
+PIECES = ["no ", "yes", "not ", "n't ", "say ", "answer ", "with ", "you ", "please ", "or ", "/", "'", "*", "z", "\n",
+          "K", "ı", "İ"]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(MENTIONS + PIECES) | st.text(max_size=3), max_size=30).map(" ".join))
+def test_the_mention_filter_reads_as_its_pattern_without_the_look_ahead(text):
+    """The look-ahead on the mentions' first letters only skips positions where no branch can match."""
+    assert tq._NOT_AN_ANSWER_RE.sub(" ", text) == re.compile(tq._NOT_AN_ANSWER, re.IGNORECASE).sub(" ", text)
 
 
 def test_question_wording_round_trips():
