@@ -112,7 +112,8 @@ def parse_answer(text: str) -> bool | None:
     agree: tags, labels or words that disagree (a correction ``No, wait: yes.``) are an
     :class:`InvalidAction`, never a guess.
     """
-    plain = _NOT_AN_ANSWER_RE.sub(" ", text) if "yes" in text.lower() or "no" in text.lower() else text
+    low = text.lower()
+    plain = _NOT_AN_ANSWER_RE.sub(" ", text) if "yes" in low or "no" in low else text
     tagged = [(m.group(1).lower(), t.end) for t in find_tags(plain, "answer") if (m := _TAG_ANSWER_RE.match(t.content))]
     found = tagged or [(m.group(1).lower(), m.end()) for m in _LABELED_ANSWER_RE.finditer(plain)]
     if found:
