@@ -294,7 +294,7 @@ def test_the_user_guesses_at_the_question_budget():
 # --------------------------------------------------------------------------- user simulator
 def _draws(consistent: int, lex, n: int, seed: int, asked: int = 0) -> list[tuple[str, int]]:
     rng = np.random.default_rng(seed)
-    return [user_question(rng, consistent, lex.yes_sets, len(lex.words), asked, 21) for _ in range(n)]
+    return [user_question(rng, consistent, lex.word_hypernyms, asked, 21) for _ in range(n)]
 
 
 def _within(count: int, n: int, p: float, sigmas: float = 4.5) -> bool:
@@ -308,7 +308,7 @@ def test_user_probabilities_mid_game():
     draws = _draws(consistent, lex, n, seed=1)
     guesses = [j for kind, j in draws if kind == GUESS]
     assert _within(len(guesses), n, tq.P_SPONTANEOUS_GUESS)
-    excluded_only, shared, proper = (set(c) for c in tq.hypernym_categories(consistent, lex.yes_sets))
+    excluded_only, shared, proper = (set(tq._bits(c)) for c in tq.hypernym_categories(consistent, lex.word_hypernyms))
     assert excluded_only and shared and proper
     hyps = [j for kind, j in draws if kind == HYPERNYM]
     p_hyp = 1 - tq.P_SPONTANEOUS_GUESS
@@ -333,10 +333,56 @@ def test_user_guesses_excluded_words_with_p_015():
     draws = _draws(lex.full, lex, n, seed=3, asked=20)
     assert all(kind == GUESS for kind, _ in draws)  # the budget forces the guess
     draws = _draws(lex.full, lex, n, seed=4)
-    _, shared, proper = (set(c) for c in tq.hypernym_categories(lex.full, lex.yes_sets))
+    _, shared, proper = (set(tq._bits(c)) for c in tq.hypernym_categories(lex.full, lex.word_hypernyms))
     hyps = [j for kind, j in draws if kind == HYPERNYM]
     assert _within(sum(j in shared for j in hyps), n, (1 - tq.P_SPONTANEOUS_GUESS) * tq.P_SHARED_HYPERNYM)
     assert _within(sum(j in proper for j in hyps), n, (1 - tq.P_SPONTANEOUS_GUESS) * (1 - tq.P_SHARED_HYPERNYM))
+
+
+def _plain_question(rng, consistent: int, lex, asked: int, max_questions: int) -> tuple[str, int]:
+    """A.3's user simulator spelled out word by word and hypernym by hypernym, as the env's
+    first version drew it: the pools as ascending lists, the same draws in the same order."""
+    remaining = [i for i in range(len(lex.words)) if consistent >> i & 1]
+    if len(remaining) == 1 or asked >= max_questions - 1 or rng.random() < tq.P_SPONTANEOUS_GUESS:
+        excluded = [i for i in range(len(lex.words)) if not consistent >> i & 1]
+        pool = excluded if excluded and rng.random() < tq.P_EXCLUDED_WORD else remaining
+        return GUESS, pool[int(rng.integers(len(pool)))]
+    excluded_only = [j for j, s in enumerate(lex.yes_sets) if not s & consistent]
+    shared = [j for j, s in enumerate(lex.yes_sets) if s & consistent == consistent]
+    proper = [j for j, s in enumerate(lex.yes_sets) if 0 != s & consistent != consistent]
+    u = rng.random()
+    if u < tq.P_EXCLUDED_HYPERNYM and excluded_only:
+        pool = excluded_only
+    elif tq.P_EXCLUDED_HYPERNYM <= u < tq.P_EXCLUDED_HYPERNYM + tq.P_SHARED_HYPERNYM and shared:
+        pool = shared
+    else:
+        pool = proper or shared
+    return HYPERNYM, pool[int(rng.integers(len(pool)))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    config=st.integers(0, 399),
+    words=st.lists(st.integers(0, 99), min_size=1, max_size=100),
+    asked=st.integers(0, 21),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_user_draws_as_its_plain_definition(config, words, asked, seed):
+    lex = prepared_lexicon(benchmark_lexicons()[config][0])
+    consistent = sum(1 << i for i in set(words) if i < len(lex.words)) or 1
+    plain, fast = np.random.default_rng(seed), np.random.default_rng(seed)
+    for _ in range(5):
+        assert user_question(fast, consistent, lex.word_hypernyms, asked, 21) == _plain_question(
+            plain, consistent, lex, asked, 21
+        )
+    assert tq._bits(consistent) == [i for i in range(len(lex.words)) if consistent >> i & 1]
+    for mask in (consistent, *tq.hypernym_categories(consistent, lex.word_hypernyms)):
+        assert [tq._nth_bit(mask, k) for k in range(mask.bit_count())] == tq._bits(mask)
+    hidden_words = tuple(w for i, w in enumerate(lex.words) if consistent >> i & 1)
+    env = TwentyQuestionsEnv()
+    env.reset(options={"config_id": config})
+    env.unwrapped._consistent = consistent
+    assert env.unwrapped._hidden()["consistent"] == hidden_words
 
 
 def test_user_is_driven_by_the_env_generator():

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from functools import cache, lru_cache
+from functools import cache, lru_cache, reduce
+from itertools import compress, count
+from operator import and_, or_
 from typing import Any
 
 import numpy as np
@@ -170,51 +172,66 @@ def contradiction(kind: str, consistent: int, yes_set: int, answer: bool) -> str
     return YES_TO_EXCLUDED_WORD if answer else NO_TO_LAST_WORD
 
 
-def hypernym_categories(consistent: int, yes_sets: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
-    """Indices (ascending) of the hypernyms only excluded words have, all consistent words
-    have, and a proper non-empty subset of the consistent words has."""
-    excluded_only, shared, proper = [], [], []
-    for i, s in enumerate(yes_sets):
-        common = s & consistent
-        if not common:
-            excluded_only.append(i)
-        elif common == consistent:
-            shared.append(i)
-        else:
-            proper.append(i)
-    return excluded_only, shared, proper
+def hypernym_categories(consistent: int, by_word: Sequence[int]) -> tuple[int, int, int]:
+    """Bitmasks (bit ``j`` = hypernym ``j``) of the hypernyms that only excluded words have,
+    that all consistent words have, and that a proper non-empty subset of the consistent words
+    has; ``by_word[i]`` is the bitmask of word ``i``'s hypernyms (:attr:`Lexicon.word_hypernyms`)."""
+    chosen = _selectors(consistent)
+    some = reduce(or_, compress(by_word, chosen), 0)
+    every = reduce(and_, compress(by_word, chosen), -1)
+    excluded = reduce(or_, compress(by_word, _selectors(((1 << len(by_word)) - 1) & ~consistent)), 0)
+    return excluded & ~some, every, some & ~every
+
+
+_BIT_BYTES = bytes.maketrans(b"01", b"\x00\x01")
+
+
+def _selectors(mask: int) -> bytes:
+    """Byte ``i`` is bit ``i`` of ``mask`` (0 or 1), up to its highest set bit: for ``compress``."""
+    return bin(mask)[:1:-1].encode().translate(_BIT_BYTES)
 
 
 def _bits(mask: int) -> list[int]:
     """Indices of the set bits of ``mask``, ascending."""
-    return [i for i, bit in enumerate(reversed(bin(mask)[2:])) if bit == "1"]
+    return list(compress(count(), _selectors(mask)))
+
+
+def _nth_bit(mask: int, k: int) -> int:
+    """Index of the set bit number ``k`` (from 0, ascending) of ``mask``."""
+    base = 0
+    while k >= (here := (mask & 0xFFFF).bit_count()):  # skip 16 bits at a time
+        k -= here
+        mask >>= 16
+        base += 16
+    for _ in range(k):
+        mask &= mask - 1
+    return base + (mask & -mask).bit_length() - 1
 
 
 def user_question(
     rng: np.random.Generator,
     consistent: int,
-    yes_sets: Sequence[int],
-    num_words: int,
+    by_word: Sequence[int],
     questions_asked: int,
     max_questions: int,
 ) -> tuple[str, int]:
     """The A.3 user simulator's next question: ``(GUESS, word index)`` or ``(HYPERNYM,
     hypernym index)``.
 
-    ``consistent`` is a non-empty bitmask over the ``num_words`` lexicon words,
-    ``yes_sets[j]`` the words that have hypernym ``j``; the question numbered
+    ``consistent`` is a non-empty bitmask over the lexicon words, ``by_word[i]`` the bitmask
+    of word ``i``'s hypernyms (:attr:`Lexicon.word_hypernyms`); the question numbered
     ``questions_asked + 1`` is a guess when ``questions_asked >= max_questions - 1``.
     Draws: one uniform for the spontaneous guess (unless the guess is forced); for a
     guess, one uniform for the excluded-word branch (only if some word is excluded) and one
     integer for the word; for a hypernym, one uniform for the category and one integer.
+    A pool is drawn from in ascending index order.
     """
-    remaining = _bits(consistent)
-    forced = len(remaining) == 1 or questions_asked >= max_questions - 1
+    forced = (consistent & (consistent - 1)) == 0 or questions_asked >= max_questions - 1
     if forced or rng.random() < P_SPONTANEOUS_GUESS:
-        excluded = _bits(((1 << num_words) - 1) & ~consistent)
-        pool = excluded if excluded and rng.random() < P_EXCLUDED_WORD else remaining
-        return GUESS, pool[int(rng.integers(len(pool)))]
-    excluded_only, shared, proper = hypernym_categories(consistent, yes_sets)
+        excluded = ((1 << len(by_word)) - 1) & ~consistent
+        pool = excluded if excluded and rng.random() < P_EXCLUDED_WORD else consistent
+        return GUESS, _nth_bit(pool, int(rng.integers(pool.bit_count())))
+    excluded_only, shared, proper = hypernym_categories(consistent, by_word)
     u = rng.random()
     if u < P_EXCLUDED_HYPERNYM and excluded_only:
         pool = excluded_only
@@ -222,7 +239,7 @@ def user_question(
         pool = shared
     else:
         pool = proper or shared
-    return HYPERNYM, pool[int(rng.integers(len(pool)))]
+    return HYPERNYM, _nth_bit(pool, int(rng.integers(pool.bit_count())))
 
 
 def synset_label(synset: str) -> str:
@@ -340,6 +357,9 @@ class Lexicon:
                 masks[h] = masks.get(h, 0) | (1 << i)
         self.labels = tuple(sorted(masks))
         self.yes_sets = tuple(masks[h] for h in self.labels)
+        position = {h: j for j, h in enumerate(self.labels)}
+        #: per word, the bitmask of its hypernyms (bit ``j`` = ``labels[j]``)
+        self.word_hypernyms = tuple(sum(1 << position[h] for h in set(self.hypernyms[w])) for w in self.words)
         self.full = (1 << len(self.words)) - 1
         self.instructions = format_instructions(self.hypernyms)
 
@@ -524,7 +544,7 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
         """Draw the user's next question; the re-prompt after a format error repeats it."""
         lex, rng = self._lexicon, self._user_rng
         assert lex is not None and rng is not None  # set by reset()
-        self._question = user_question(rng, self._consistent, lex.yes_sets, len(lex.words), self._asked, self.max_turns)
+        self._question = user_question(rng, self._consistent, lex.word_hypernyms, self._asked, self.max_turns)
         kind, subject, _ = self._question_parts()
         return question_text(kind, subject)
 
@@ -585,7 +605,7 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
     def _hidden(self) -> dict[str, Any]:
         words = self._lexicon.words if self._lexicon else ()
         return {
-            "consistent": tuple(words[i] for i in _bits(self._consistent)),
+            "consistent": tuple(compress(words, _selectors(self._consistent))),
             "lexicon_id": self._lexicon_id,
             "user_seed": self._user_seed,
         }
