@@ -70,6 +70,20 @@ def test_well_posed_by_brute_force(env_id, level):
         assert not ambiguous, f"{len(ambiguous)} answer signatures fit several targets"
 
 
+@pytest.mark.parametrize(
+    "env_id", [e for e in GAME_ENV_IDS if _game(e).candidate_answers is not Game.candidate_answers]
+)
+def test_vectorised_answers_equal_respond_state_by_state(env_id):
+    """A game's own ``candidate_answers`` (what the oracle and the necessity probe read) gives,
+    for every query, the answer ``respond`` gives in each candidate state, in order."""
+    for level in LEVELS:
+        game = _game(env_id).benchmark(level, 7)
+        states = game.candidate_states()
+        queries = game.all_queries()
+        for query in queries[:: max(1, len(queries) // 40)] + queries[-1:]:
+            assert list(game.candidate_answers(*query)) == [game.respond(s, *query) for s in states], (level, query)
+
+
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("env_id", GAME_ENV_IDS)
 def test_oracle_solves_within_budget(env_id, level):

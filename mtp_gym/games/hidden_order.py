@@ -25,6 +25,8 @@ from collections.abc import Hashable
 from functools import cache
 from typing import Any
 
+import numpy as np
+
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.base import Game, QuerySpec
 from mtp_gym.games.domains import Story, nouns
@@ -48,6 +50,27 @@ def merged(n: int, places: Places) -> tuple[str, ...]:
     numbers = iter(str(i) for i in range(1, n + 1))
     where = {places[0]: "X", places[1]: "Y"}
     return tuple(where[p] if p in where else next(numbers) for p in range(1, n + 3))
+
+
+@cache
+def _placement_columns(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The places of X, of Y, and the lower and higher of the two, in :func:`_placements` order."""
+    xs, ys = np.array(_placements(n), dtype=np.int64).T
+    columns = xs, ys, np.minimum(xs, ys), np.maximum(xs, ys)
+    for column in columns:
+        column.flags.writeable = False  # cached: shared by every game of this size
+    return columns
+
+
+def places_of(n: int, item: str) -> np.ndarray:
+    """:func:`place_of` ``item`` in every placement of :func:`_placements`, in that order."""
+    xs, ys, low, high = _placement_columns(n)
+    if item == "X":
+        return xs
+    if item == "Y":
+        return ys
+    place = int(item) + (low <= int(item))
+    return place + (high <= place)
 
 
 def place_of(n: int, places: Places, item: str) -> int:
@@ -144,6 +167,11 @@ class HiddenOrder(Game):
 
     def parse_query(self, name: str, content: str) -> tuple:
         return super().parse_query(name, content.upper())
+
+    def candidate_answers(self, name: str, args: tuple) -> np.ndarray:
+        n = self.params["n"]
+        i, j = places_of(n, args[0]), places_of(n, args[1])
+        return i < j if name == "before" else np.abs(i - j) == 1
 
     def respond(self, hidden: Places, name: str, args: tuple) -> Hashable:
         n = self.params["n"]
