@@ -17,7 +17,7 @@ import pytest
 
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
-from mtp_gym.agents.oracles.query_games import QueryGameOracle, QueryGameRandomAgent
+from mtp_gym.agents.oracles.query_games import QueryGameOracle, QueryGameRandomAgent, VersionSpace
 from mtp_gym.agents.oracles.sweeps import budget_rule
 from mtp_gym.core import InvalidAction
 from mtp_gym.episode import play, play_to_end, public_info, run_episode
@@ -82,6 +82,27 @@ def test_vectorised_answers_equal_respond_state_by_state(env_id):
         queries = game.all_queries()
         for query in queries[:: max(1, len(queries) // 40)] + queries[-1:]:
             assert list(game.candidate_answers(*query)) == [game.respond(s, *query) for s in states], (level, query)
+
+
+@pytest.mark.parametrize(
+    "env_id", [e for e in GAME_ENV_IDS if _game(e).candidate_answers is not Game.candidate_answers]
+)
+def test_the_version_space_codes_vectorised_answers_as_it_codes_a_list(env_id):
+    """The codes of a list (each answer numbered where it first appears) whatever form the
+    answers come in; yes/no answers may be numbered False 0, True 1 (an entropy of two terms
+    sums alike in either order). So the oracle's entropies, and its questions, are those of the
+    plain per-state answers."""
+    game = _game(env_id).benchmark(2, 3)
+    space = VersionSpace(game)
+    for qi in range(0, len(space.queries), max(1, len(space.queries) // 30)):
+        row, values = space.codes(qi)
+        answers = [game.respond(s, *space.queries[qi]) for s in space.states]
+        plain: dict = {}
+        if all(type(a) is bool for a in answers):
+            codes, plain = [int(a) for a in answers], {False: 0, True: 1}
+        else:
+            codes = [plain.setdefault(a, len(plain)) for a in answers]
+        assert row.tolist() == codes and values == plain, space.queries[qi]
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -48,6 +48,8 @@ class VersionSpace:
             values: dict[Hashable, int] = {}
             if isinstance(answers, np.ndarray) and answers.dtype == bool:
                 row, values = answers.view(np.uint8), {False: 0, True: 1}
+            elif isinstance(answers, np.ndarray) and answers.dtype.kind in "iu" and len(answers):
+                row, values = _first_seen_codes(answers)
             else:
                 row = np.fromiter(
                     (values.setdefault(a, len(values)) for a in answers), dtype=np.int32, count=len(self.states)
@@ -80,6 +82,15 @@ class VersionSpace:
             p = counts[counts > 0] / len(alive)
             out[qi] = float(-(p * np.log2(p)).sum())
         return out
+
+
+def _first_seen_codes(answers: np.ndarray) -> tuple[np.ndarray, dict[Hashable, int]]:
+    """Integer answers coded as :meth:`VersionSpace.codes` codes a list: each distinct value
+    numbered in the order of its first appearance."""
+    distinct, first, inverse = np.unique(answers, return_index=True, return_inverse=True)
+    rank = np.empty(len(distinct), dtype=np.int32)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(distinct), dtype=np.int32)
+    return rank[inverse.ravel()], dict(zip(distinct.tolist(), rank.tolist()))
 
 
 def _pick(entropies: dict[Any, float], strategy: str, rng: np.random.Generator | None) -> Any:

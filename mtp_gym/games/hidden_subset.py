@@ -35,6 +35,19 @@ def _subsets(n: int, k: int) -> tuple[tuple[int, ...], ...]:
     return tuple(s for size in range(1, k + 1) for s in combinations(range(1, n + 1), size))
 
 
+@cache
+def _counts_up_to(n: int, k: int) -> np.ndarray:
+    """``counts[s, t]``: how many items of subset ``s`` of :func:`_subsets` are at most ``t``
+    (``t`` from 0 to ``n``)."""
+    subsets = _subsets(n, k)
+    members = np.zeros((len(subsets), n + 1), dtype=np.int64)
+    for row, subset in enumerate(subsets):
+        members[row, subset] = 1
+    counts = np.cumsum(members, axis=1)
+    counts.flags.writeable = False  # cached: shared by every game of this size
+    return counts
+
+
 class HiddenSubset(Game):
     """Hidden Subset (set, deductive): find a hidden set of 1 to ``k`` elements of ``1..n``.
 
@@ -106,6 +119,15 @@ class HiddenSubset(Game):
 
     def example_args(self, name: str) -> tuple:
         return (3,) if name == "member" else (2, 5)
+
+    def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
+        n, k = self.params["n"], self.params["k"]
+        if not all(type(a) is int and 1 <= a <= n for a in args):
+            return super().candidate_answers(name, args)
+        counts = _counts_up_to(n, k)
+        if name == "member":
+            return counts[:, args[0]] > counts[:, args[0] - 1]
+        return counts[:, args[1]] - counts[:, args[0] - 1]
 
     def respond(self, hidden: tuple[int, ...], name: str, args: tuple) -> Hashable:
         if name == "member":
