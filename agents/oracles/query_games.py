@@ -39,6 +39,11 @@ class VersionSpace:
         self.queries = game.all_queries()
         self.index = {q: i for i, q in enumerate(self.queries)}
         self.targets = [game.target(s) for s in self.states]
+        seen: dict[Hashable, int] = {}
+        #: each state's target as a number (the targets' order of first appearance)
+        self.target_codes = np.fromiter(
+            (seen.setdefault(t, len(seen)) for t in self.targets), dtype=np.int64, count=len(self.targets)
+        )
         self._codes: dict[int, tuple[np.ndarray, dict[Hashable, int]]] = {}
 
     def codes(self, qi: int) -> tuple[np.ndarray, dict[Hashable, int]]:
@@ -56,6 +61,11 @@ class VersionSpace:
                 )
             self._codes[qi] = (row, values)
         return self._codes[qi]
+
+    def one_target(self, alive: np.ndarray) -> bool:
+        """Whether the states ``alive`` (indices; False when there are none) all have one target."""
+        codes = self.target_codes[alive]
+        return len(codes) > 0 and bool((codes == codes[0]).all())
 
     def consistent(self, evidence: dict[tuple[str, tuple], Hashable]) -> np.ndarray:
         """Indices of the states that agree with every ``(query, args) -> answer`` pair."""
@@ -188,10 +198,9 @@ class QueryGameOracle:
         unasked = [q for q in space.queries if q not in self.evidence]
         if len(alive) == 0:  # contradictory evidence: a wrong answer not corrected yet
             return self._ask(unasked[0]) if unasked else self._submit(space.targets[0])
-        targets = {space.targets[i] for i in alive}
-        if len(targets) == 1:
+        if space.one_target(alive):
             if len(self.evidence) >= self.min_turns_before_answer or not unasked:
-                return self._submit(targets.pop())
+                return self._submit(space.targets[alive[0]])
             return self._ask(unasked[0])  # waiting for a possible correction
         if len(alive) > self.sample_size:
             alive = np.sort(self.rng.choice(alive, size=self.sample_size, replace=False))

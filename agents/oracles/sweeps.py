@@ -120,7 +120,7 @@ def sweep_turns(game: Game, query: str, one_item: bool, space: VersionSpace | No
     alive = np.arange(len(space.states))
     turns = 0
     for args in _sweep_args(game, query, one_item):
-        if len({space.targets[i] for i in alive}) == 1:
+        if space.one_target(alive):
             break
         row, values = space.codes(space.index[(query, args)])
         if len(set(row[alive].tolist())) == 1:

@@ -31,7 +31,7 @@ halves the range where the total steps up.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from functools import cache
 from itertools import combinations, product
 
@@ -64,6 +64,20 @@ def _total(entries: Entries, j: int) -> int:
             break
         total += v
     return total
+
+
+@cache
+def _totals(length: int, k: int, top: int) -> np.ndarray:
+    """``totals[s, j]``: the running total up to position ``j`` (0 to ``length``) of state ``s``
+    of :func:`_sparse`; column-major, so a column (a query's answers) is contiguous."""
+    states = _sparse(length, k, top)
+    totals = np.zeros((len(states), length + 1), dtype=np.min_scalar_type(k * top), order="F")
+    for row, entries in enumerate(states):
+        for i, v in entries:
+            totals[row, i] += v
+    np.cumsum(totals, axis=1, out=totals)
+    totals.flags.writeable = False  # cached: shared by every game of this size
+    return totals
 
 
 _PAIR = re.compile(r"^\s*(\d+)\s*[:=]\s*(\d+)\s*$")
@@ -181,6 +195,12 @@ class RangeSums(Game):
 
     def example_args(self, name: str) -> tuple:
         return (3,)
+
+    def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
+        length = self.params["length"]
+        if not (type(args[0]) is int and 0 <= args[0] <= length):
+            return super().candidate_answers(name, args)
+        return _totals(length, self.params["k"], self.params["top"])[:, args[0]]
 
     def respond(self, hidden: Entries, name: str, args: tuple) -> Hashable:
         return _total(hidden, args[0])
