@@ -13,11 +13,22 @@ wastes half its turns still fits.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
+from functools import cache
 from typing import Any
+
+import numpy as np
 
 from mtp_gym.games.base import Game, QuerySpec, answer_number
 from mtp_gym.games.domains import Story, nouns
+
+
+@cache
+def _numbers(n: int) -> np.ndarray:
+    """``1..n`` in :meth:`HiddenNumber.candidate_states` order."""
+    numbers = np.arange(1, n + 1)
+    numbers.flags.writeable = False  # cached: shared by every game of this size
+    return numbers
 
 
 class HiddenNumber(Game):
@@ -75,6 +86,14 @@ class HiddenNumber(Game):
 
     def example_args(self, name: str) -> tuple:
         return {"odd": (), "greater": (2,), "equal": (3,)}[name]
+
+    def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
+        if args and type(args[0]) is not int:
+            return super().candidate_answers(name, args)
+        numbers = _numbers(self.params["n"])
+        if name == "odd":
+            return numbers % 2 == 1
+        return numbers > args[0] if name == "greater" else numbers == args[0]
 
     def respond(self, hidden: int, name: str, args: tuple) -> Hashable:
         if name == "odd":
