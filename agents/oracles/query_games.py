@@ -20,7 +20,7 @@ same target.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,27 +39,20 @@ class VersionSpace:
         self.queries = game.all_queries()
         self.index = {q: i for i, q in enumerate(self.queries)}
         self.targets = [game.target(s) for s in self.states]
-        seen: dict[Hashable, int] = {}
         #: each state's target as a number (the targets' order of first appearance)
-        self.target_codes = np.fromiter(
-            (seen.setdefault(t, len(seen)) for t in self.targets), dtype=np.int64, count=len(self.targets)
-        )
+        self.target_codes = _coded(self.targets)[0]
         self._codes: dict[int, tuple[np.ndarray, dict[Hashable, int]]] = {}
 
     def codes(self, qi: int) -> tuple[np.ndarray, dict[Hashable, int]]:
         """Answer codes of query ``qi`` for every state, and the value -> code map."""
         if qi not in self._codes:
             answers = self.game.candidate_answers(*self.queries[qi]) if self.states else []
-            values: dict[Hashable, int] = {}
             if isinstance(answers, np.ndarray) and answers.dtype == bool:
-                row, values = answers.view(np.uint8), {False: 0, True: 1}
+                self._codes[qi] = answers.view(np.uint8), {False: 0, True: 1}
             elif isinstance(answers, np.ndarray) and answers.dtype.kind in "iu" and len(answers):
-                row, values = _first_seen_codes(answers)
+                self._codes[qi] = _first_seen_codes(answers)
             else:
-                row = np.fromiter(
-                    (values.setdefault(a, len(values)) for a in answers), dtype=np.int32, count=len(self.states)
-                )
-            self._codes[qi] = (row, values)
+                self._codes[qi] = _coded(answers)
         return self._codes[qi]
 
     def one_target(self, alive: np.ndarray) -> bool:
@@ -94,9 +87,15 @@ class VersionSpace:
         return out
 
 
+def _coded(items: Sequence[Hashable]) -> tuple[np.ndarray, dict[Hashable, int]]:
+    """Each item as a number, distinct items numbered in the order of their first appearance,
+    and the item -> number map."""
+    values = {v: i for i, v in enumerate(dict.fromkeys(items))}
+    return np.fromiter(map(values.__getitem__, items), dtype=np.int32, count=len(items)), values
+
+
 def _first_seen_codes(answers: np.ndarray) -> tuple[np.ndarray, dict[Hashable, int]]:
-    """Integer answers coded as :meth:`VersionSpace.codes` codes a list: each distinct value
-    numbered in the order of its first appearance."""
+    """:func:`_coded` of an integer array, at once."""
     distinct, first, inverse = np.unique(answers, return_index=True, return_inverse=True)
     rank = np.empty(len(distinct), dtype=np.int32)
     rank[np.argsort(first, kind="stable")] = np.arange(len(distinct), dtype=np.int32)
