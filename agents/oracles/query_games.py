@@ -87,7 +87,7 @@ class VersionSpace:
         return out
 
 
-def _coded(items: Sequence[Hashable]) -> tuple[np.ndarray, dict[Hashable, int]]:
+def _coded(items: Sequence[Hashable] | np.ndarray) -> tuple[np.ndarray, dict[Hashable, int]]:
     """Each item as a number, distinct items numbered in the order of their first appearance,
     and the item -> number map."""
     values = {v: i for i, v in enumerate(dict.fromkeys(items))}

@@ -33,7 +33,7 @@ turn: 2351, 5328, 7980 and 16488 rules.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from functools import cache
 from itertools import accumulate
 from typing import Any
@@ -137,6 +137,18 @@ def _answers(rule: Rule, count: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The first ``count`` terms of ``rule`` and their running totals."""
     t = terms(rule, count)
     return t, tuple(accumulate(t))
+
+
+@cache
+def _answer_table(level: int, count: int) -> np.ndarray:
+    """``table[0 or 1, k - 1, s]``: term ``k`` or the total through term ``k`` of candidate
+    rule ``s`` of ``level`` (in :meth:`SequenceRule.candidate_states` order)."""
+    states = [r for rs in rules_by_form(level - 1).values() for r in rs]
+    table = np.array([_answers(r, count) for r in states], dtype=np.int64).reshape(len(states), 2, count)
+    small = table.size == 0 or np.abs(table).max() < 2**31
+    table = np.ascontiguousarray(table.transpose(1, 2, 0), dtype=np.int32 if small else np.int64)
+    table.flags.writeable = False  # cached: shared by every game of this level
+    return table
 
 
 def format_rule(rule: Rule) -> str:
@@ -255,6 +267,12 @@ class SequenceRule(Game):
 
     def example_args(self, name: str) -> tuple:
         return (4,)
+
+    def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
+        count = self.params["K"]
+        if not (type(args[0]) is int and 1 <= args[0] <= count):
+            return super().candidate_answers(name, args)
+        return _answer_table(self.level, count)[int(name == "total"), args[0] - 1]
 
     def respond(self, hidden: Rule, name: str, args: tuple) -> Hashable:
         return _answers(hidden, self.params["K"])[name == "total"][args[0] - 1]
