@@ -1,7 +1,7 @@
-"""Every env at scale: steps/s on a cycled split, level-5 generation, vector env over raw env.
+"""Every env at scale: steps/s on a cycled split, level-5 generation, answer tables, vector env over raw env.
 
 Run: ``python benchmarks/scale_envs.py [--configs 50] [--seconds 0.3] [--games A,B] [--skip-steps]``.
-Three tables, each measured in this one process against a baseline measured in the same run:
+Four tables, each measured in this one process against a baseline measured in the same run:
 
 1. **Steps/s with resets on a cycled split**, for every registered text env and every query
    game at every level: the random agent's actions are recorded once per configuration (the
@@ -22,6 +22,11 @@ Three tables, each measured in this one process against a baseline measured in t
    reads (``info_keys=("score", "outcome")``) or none (``info_keys=()``). Each cell times the
    vector env and the raw env in turn (5 alternations of ``--seconds``/5 each) and prints the
    median of the paired ratios with their range.
+4. **Answer tables**: for every query game at level 5 (configuration 0), the seconds to answer
+   every legal query in every candidate state through ``Game.candidate_answers`` (what the
+   oracle's version space reads on its first turn and the necessity probe on each answer),
+   against the plain loop of ``respond`` per state (``Game.candidate_answers`` of the base
+   class) timed in the same run; games without their own ``candidate_answers`` read ``-``.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ import numpy as np
 import mtp_gym  # noqa: F401
 from mtp_gym.agents import make_agent
 from mtp_gym.episode import play
-from mtp_gym.games import resolve_game
+from mtp_gym.games import Game, resolve_game
 from mtp_gym.games.base import config_rng
 from mtp_gym.registration import ENV_IDS, GAME_IDS, game_ids
 
@@ -157,6 +162,35 @@ def generation_table(ids: list[str], n: int = 20) -> None:
             f"| {env_id[4:-3]} | {ms:.3f} | {max(times) * 1e3:.3f} | {ms / base_ms:.1f} | {reset_ms:.3f} |",
             flush=True,
         )
+    print()
+
+
+def timed_table(answers: Callable[..., Any], queries: list[tuple[str, tuple]]) -> float:
+    """CPU seconds of ``answers(name, args)`` over every query."""
+    start = time.process_time()
+    for query in queries:
+        answers(*query)
+    return time.process_time() - start
+
+
+def answer_table(ids: list[str]) -> None:
+    print("## Answer tables at level 5: every query in every candidate state, seconds\n")
+    print("| game | states | queries | the game's candidate_answers | plain respond loop | ratio |")
+    print("|---|---|---|---|---|---|")
+    for env_id in ids:
+        cls = resolve_game(GAME_IDS[env_id])
+        game = cls.benchmark(5, 0)
+        if not game.enumerable:
+            continue
+        queries = game.all_queries()
+        game.candidate_answers(*queries[0])  # builds a game's cached tables, once per level
+
+        own = cls.candidate_answers is not Game.candidate_answers
+        mine = timed_table(game.candidate_answers, queries)
+        plain = timed_table(functools.partial(Game.candidate_answers, game), queries) if own else mine
+        row = f"| {env_id[4:-3]} | {len(game.candidate_states())} | {len(queries)} | "
+        cells = f"{mine:.4f} | {plain:.3f} | {plain / mine:,.0f}x |" if own else f"- | {plain:.3f} | - |"
+        print(row + cells, flush=True)
     print()
 
 
@@ -288,6 +322,7 @@ def main() -> None:
     parser.add_argument("--skip-steps", action="store_true", help="skip the steps/s table")
     parser.add_argument("--skip-generation", action="store_true", help="skip the generation table")
     parser.add_argument("--skip-vector", action="store_true", help="skip the vector table")
+    parser.add_argument("--skip-answers", action="store_true", help="skip the answer-table table")
     args = parser.parse_args()
     try:
         games = game_ids(args.games)
@@ -298,6 +333,8 @@ def main() -> None:
         steps_table(others + games, args.configs, args.seconds)
     if not args.skip_generation:
         generation_table(games)
+    if not args.skip_answers:
+        answer_table(games)
     if not args.skip_vector:
         secret_option = "info_secret" in mtp_gym.core.TextPuzzleEnv.__init__.__code__.co_varnames
         vector_table(args.seconds, secret_option)
