@@ -105,6 +105,51 @@ def test_the_version_space_codes_vectorised_answers_as_it_codes_a_list(env_id):
         assert row.tolist() == codes and values == plain, space.queries[qi]
 
 
+def test_a_subclass_that_answers_otherwise_keeps_its_own_answers():
+    """A game's vectorised answers hold for its own rules only: a subclass that changes
+    ``respond`` (or ``candidate_states``, as ``_ShiftedNumber`` below) is answered state by state."""
+    from mtp_gym.games.hidden_order import HiddenOrder
+
+    class Contrary(HiddenOrder):
+        def respond(self, hidden, name, args):
+            return not super().respond(hidden, name, args)
+
+    game = Contrary.benchmark(2, 0)
+    query = game.all_queries()[5]
+    assert list(game.candidate_answers(*query)) == [game.respond(s, *query) for s in game.candidate_states()]
+    assert game.plays_as(Contrary) and not game.plays_as(HiddenOrder)
+
+
+def _plain_entropies(space: VersionSpace, alive: np.ndarray, asked: set) -> dict[int, float]:
+    """The answer entropy of each unasked query counted query by query (the oracle's first way)."""
+    out = {}
+    for qi, q in enumerate(space.queries):
+        if q not in asked:
+            counts = np.bincount(space.codes(qi)[0][alive])
+            p = counts[counts > 0] / len(alive)
+            out[qi] = float(-(p * np.log2(p)).sum())
+    return out
+
+
+@pytest.mark.parametrize(
+    "env_id", ["MTP/HiddenNumber-v0", "MTP/HiddenSubset-v0", "MTP/TagRule-v0", "MTP/SwapHistory-v0"]
+)
+def test_the_oracle_entropies_are_the_plain_count_exactly(env_id):
+    """Yes/no queries counted together give the very floats of the count query by query, in the
+    same order (the oracle's choice of question, first on ties, rests on them): on all states,
+    one, two, and random subsets, with some queries asked."""
+    game = _game(env_id).benchmark(2, 1)
+    space = VersionSpace(game)
+    rng = np.random.default_rng(0)
+    n = len(space.states)
+    for size in (n, 1, 2, 3, n // 2, n // 7 + 1, *rng.integers(1, n + 1, size=6).tolist()):
+        alive = np.sort(rng.choice(n, size=size, replace=False))
+        asked = {space.queries[i] for i in rng.choice(len(space.queries), size=len(space.queries) // 5)}
+        got, plain = space.entropies(alive, asked), _plain_entropies(space, alive, asked)
+        assert list(got) == list(plain) and all(got[q] == plain[q] for q in plain), size
+    assert space._yes_no is not None  # the table was read (Swap History: no yes/no query in it)
+
+
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("env_id", GAME_ENV_IDS)
 def test_oracle_solves_within_budget(env_id, level):

@@ -42,6 +42,7 @@ class VersionSpace:
         #: each state's target as a number (the targets' order of first appearance)
         self.target_codes = _coded(self.targets)[0]
         self._codes: dict[int, tuple[np.ndarray, dict[Hashable, int]]] = {}
+        self._yes_no: tuple[dict[int, int], np.ndarray] | None = None
 
     def codes(self, qi: int) -> tuple[np.ndarray, dict[Hashable, int]]:
         """Answer codes of query ``qi`` for every state, and the value -> code map."""
@@ -75,16 +76,47 @@ class VersionSpace:
         return np.flatnonzero(mask)
 
     def entropies(self, alive: np.ndarray, asked: set[tuple[str, tuple]]) -> dict[int, float]:
-        """Answer entropy over ``alive`` of every unasked query."""
+        """Answer entropy over ``alive`` of every unasked query, in query order.
+
+        The queries of two answers are counted in one pass over a table of their codes; each
+        entropy is the same float as the per-query count gives (the sum of two terms, or one)."""
+        unasked = [qi for qi, q in enumerate(self.queries) if q not in asked]
+        two: dict[int, float] = {}
+        if len(alive):
+            where, table = self._two_answer_table()
+            picked = [qi for qi in unasked if qi in where]
+            if picked:
+                n = len(alive)
+                rows = np.array([where[qi] for qi in picked], dtype=np.intp)
+                ones = table[np.ix_(rows, alive)].sum(axis=1, dtype=np.int64)
+                zeros = n - ones
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    p0, p1 = zeros / n, ones / n
+                    terms = np.where(zeros > 0, p0 * np.log2(p0), 0.0) + np.where(ones > 0, p1 * np.log2(p1), 0.0)
+                two = dict(zip(picked, (-terms).tolist()))
         out = {}
-        for qi, q in enumerate(self.queries):
-            if q in asked:
-                continue
-            row, _ = self.codes(qi)
-            counts = np.bincount(row[alive])
-            p = counts[counts > 0] / len(alive)
-            out[qi] = float(-(p * np.log2(p)).sum())
+        for qi in unasked:
+            h = two.get(qi)
+            if h is None:
+                row, _ = self.codes(qi)
+                counts = np.bincount(row[alive])
+                p = counts[counts > 0] / len(alive)
+                h = float(-(p * np.log2(p)).sum())
+            out[qi] = h
         return out
+
+    def _two_answer_table(self) -> tuple[dict[int, int], np.ndarray]:
+        """The codes (0 or 1) of every query with at most two answers, one row each, and the
+        row of each such query (built once; their :meth:`codes` then read these rows)."""
+        if self._yes_no is None:
+            rows = [qi for qi in range(len(self.queries)) if len(self.codes(qi)[1]) <= 2]
+            table = np.zeros((len(rows), len(self.states)), dtype=np.uint8)
+            for i, qi in enumerate(rows):
+                row, values = self._codes[qi]
+                table[i] = row
+                self._codes[qi] = table[i], values
+            self._yes_no = {qi: i for i, qi in enumerate(rows)}, table
+        return self._yes_no
 
 
 def _coded(items: Sequence[Hashable] | np.ndarray) -> tuple[np.ndarray, dict[Hashable, int]]:

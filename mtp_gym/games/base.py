@@ -336,6 +336,12 @@ class Game(abc.ABC):
         (enumerable games). A game with many states and queries may return a numpy array."""
         return [self.respond(s, name, args) for s in self.candidate_states()]
 
+    def plays_as(self, cls: type[Game]) -> bool:
+        """Whether this game enumerates and answers as ``cls`` does: a subclass that changes
+        ``candidate_states`` or ``respond`` cannot use ``cls``'s vectorised ``candidate_answers``."""
+        kind = type(self)
+        return kind.candidate_states is cls.candidate_states and kind.respond is cls.respond
+
     @abc.abstractmethod
     def query_args(self, name: str) -> Iterable[tuple]:
         """Every legal argument tuple of query ``name`` (``[()]`` for a query without args)."""

@@ -88,7 +88,7 @@ class HiddenNumber(Game):
         return {"odd": (), "greater": (2,), "equal": (3,)}[name]
 
     def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
-        if args and type(args[0]) is not int:
+        if not self.plays_as(HiddenNumber) or args and type(args[0]) is not int:
             return super().candidate_answers(name, args)
         numbers = _numbers(self.params["n"])
         if name == "odd":

@@ -122,7 +122,7 @@ class HiddenSubset(Game):
 
     def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
         n, k = self.params["n"], self.params["k"]
-        if not all(type(a) is int and 1 <= a <= n for a in args):
+        if not self.plays_as(HiddenSubset) or not all(type(a) is int and 1 <= a <= n for a in args):
             return super().candidate_answers(name, args)
         counts = _counts_up_to(n, k)
         if name == "member":

@@ -198,7 +198,7 @@ class RangeSums(Game):
 
     def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
         length = self.params["length"]
-        if not (type(args[0]) is int and 0 <= args[0] <= length):
+        if not self.plays_as(RangeSums) or not (type(args[0]) is int and 0 <= args[0] <= length):
             return super().candidate_answers(name, args)
         return _totals(length, self.params["k"], self.params["top"])[:, args[0]]
 

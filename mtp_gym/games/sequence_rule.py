@@ -270,7 +270,7 @@ class SequenceRule(Game):
 
     def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
         count = self.params["K"]
-        if not (type(args[0]) is int and 1 <= args[0] <= count):
+        if not self.plays_as(SequenceRule) or not (type(args[0]) is int and 1 <= args[0] <= count):
             return super().candidate_answers(name, args)
         return _answer_table(self.level, count)[int(name == "total"), args[0] - 1]
 
