@@ -292,6 +292,11 @@ def test_the_user_guesses_at_the_question_budget():
 
 
 # --------------------------------------------------------------------------- user simulator
+def _set_bits(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, ascending."""
+    return [i for i in range(mask.bit_length()) if mask >> i & 1]
+
+
 def _draws(consistent: int, lex, n: int, seed: int, asked: int = 0) -> list[tuple[str, int]]:
     rng = np.random.default_rng(seed)
     return [user_question(rng, consistent, lex.word_hypernyms, asked, 21) for _ in range(n)]
@@ -308,7 +313,7 @@ def test_user_probabilities_mid_game():
     draws = _draws(consistent, lex, n, seed=1)
     guesses = [j for kind, j in draws if kind == GUESS]
     assert _within(len(guesses), n, tq.P_SPONTANEOUS_GUESS)
-    excluded_only, shared, proper = (set(tq._bits(c)) for c in tq.hypernym_categories(consistent, lex.word_hypernyms))
+    excluded_only, shared, proper = (set(_set_bits(c)) for c in tq.hypernym_categories(consistent, lex.word_hypernyms))
     assert excluded_only and shared and proper
     hyps = [j for kind, j in draws if kind == HYPERNYM]
     p_hyp = 1 - tq.P_SPONTANEOUS_GUESS
@@ -333,7 +338,7 @@ def test_user_guesses_excluded_words_with_p_015():
     draws = _draws(lex.full, lex, n, seed=3, asked=20)
     assert all(kind == GUESS for kind, _ in draws)  # the budget forces the guess
     draws = _draws(lex.full, lex, n, seed=4)
-    _, shared, proper = (set(tq._bits(c)) for c in tq.hypernym_categories(lex.full, lex.word_hypernyms))
+    _, shared, proper = (set(_set_bits(c)) for c in tq.hypernym_categories(lex.full, lex.word_hypernyms))
     hyps = [j for kind, j in draws if kind == HYPERNYM]
     assert _within(sum(j in shared for j in hyps), n, (1 - tq.P_SPONTANEOUS_GUESS) * tq.P_SHARED_HYPERNYM)
     assert _within(sum(j in proper for j in hyps), n, (1 - tq.P_SPONTANEOUS_GUESS) * (1 - tq.P_SHARED_HYPERNYM))
@@ -375,9 +380,8 @@ def test_the_user_draws_as_its_plain_definition(config, words, asked, seed):
         assert user_question(fast, consistent, lex.word_hypernyms, asked, 21) == _plain_question(
             plain, consistent, lex, asked, 21
         )
-    assert tq._bits(consistent) == [i for i in range(len(lex.words)) if consistent >> i & 1]
     for mask in (consistent, *tq.hypernym_categories(consistent, lex.word_hypernyms)):
-        assert [tq._nth_bit(mask, k) for k in range(mask.bit_count())] == tq._bits(mask)
+        assert [tq._nth_bit(mask, k) for k in range(mask.bit_count())] == _set_bits(mask)
     hidden_words = tuple(w for i, w in enumerate(lex.words) if consistent >> i & 1)
     env = TwentyQuestionsEnv()
     env.reset(options={"config_id": config})

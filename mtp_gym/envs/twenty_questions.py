@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache, reduce
-from itertools import compress, count
+from itertools import compress
 from operator import and_, or_
 from typing import Any
 
@@ -189,11 +189,6 @@ _BIT_BYTES = bytes.maketrans(b"01", b"\x00\x01")
 def _selectors(mask: int) -> bytes:
     """Byte ``i`` is bit ``i`` of ``mask`` (0 or 1), up to its highest set bit: for ``compress``."""
     return bin(mask)[:1:-1].encode().translate(_BIT_BYTES)
-
-
-def _bits(mask: int) -> list[int]:
-    """Indices of the set bits of ``mask``, ascending."""
-    return list(compress(count(), _selectors(mask)))
 
 
 def _nth_bit(mask: int, k: int) -> int:

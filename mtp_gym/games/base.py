@@ -45,7 +45,7 @@ import re
 import zlib
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -333,14 +333,20 @@ class Game(abc.ABC):
 
     def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
         """The answer to ``name(*args)`` in each candidate state, in ``candidate_states()`` order
-        (enumerable games). A game with many states and queries may return a numpy array."""
+        (enumerable games): :meth:`answer_columns` where the game has them and a subclass kept
+        the states and answers they were written for, else ``respond`` state by state."""
+        if _columns_hold(type(self)):
+            columns = self.answer_columns(name, args)
+            if columns is not None:
+                return columns
         return [self.respond(s, name, args) for s in self.candidate_states()]
 
-    def plays_as(self, cls: type[Game]) -> bool:
-        """Whether this game enumerates and answers as ``cls`` does: a subclass that changes
-        ``candidate_states`` or ``respond`` cannot use ``cls``'s vectorised ``candidate_answers``."""
-        kind = type(self)
-        return kind.candidate_states is cls.candidate_states and kind.respond is cls.respond
+    def answer_columns(self, name: str, args: tuple) -> np.ndarray | None:
+        """``candidate_answers`` computed for every state at once (a numpy array, read-only where
+        a game caches it), or None for the state-by-state loop (the default; also for arguments
+        outside the game's tables). It must equal ``respond`` state by state: a contract test
+        checks every game that has it."""
+        return None
 
     @abc.abstractmethod
     def query_args(self, name: str) -> Iterable[tuple]:
@@ -537,3 +543,11 @@ def _benchmark_draw(cls: type[Game], level: int, index: int) -> tuple[dict[str, 
     """The public part and hidden state of a benchmark configuration (treat as read-only)."""
     game = cls.generate(level, config_rng(cls.name, level, index))
     return game.public, game.hidden
+
+
+@cache
+def _columns_hold(kind: type[Game]) -> bool:
+    """Whether ``kind`` answers by the ``answer_columns`` of a class whose ``candidate_states``
+    and ``respond`` it keeps (a subclass that changes either is answered state by state)."""
+    owner: Any = next(c for c in kind.__mro__ if "answer_columns" in vars(c))
+    return owner is not Game and kind.candidate_states is owner.candidate_states and kind.respond is owner.respond

@@ -13,7 +13,7 @@ wastes half its turns still fits.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from functools import cache
 from typing import Any
 
@@ -87,9 +87,9 @@ class HiddenNumber(Game):
     def example_args(self, name: str) -> tuple:
         return {"odd": (), "greater": (2,), "equal": (3,)}[name]
 
-    def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
-        if not self.plays_as(HiddenNumber) or args and type(args[0]) is not int:
-            return super().candidate_answers(name, args)
+    def answer_columns(self, name: str, args: tuple) -> np.ndarray | None:
+        if args and type(args[0]) is not int:
+            return None
         numbers = _numbers(self.params["n"])
         if name == "odd":
             return numbers % 2 == 1

@@ -21,7 +21,7 @@ levels 2-5 have 56, 64, 72 and 80 numbered {items}: 3306, 4290, 5402 and 6642 or
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from functools import cache
 from typing import Any
 
@@ -168,9 +168,7 @@ class HiddenOrder(Game):
     def parse_query(self, name: str, content: str) -> tuple:
         return super().parse_query(name, content.upper())
 
-    def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
-        if not self.plays_as(HiddenOrder):
-            return super().candidate_answers(name, args)
+    def answer_columns(self, name: str, args: tuple) -> np.ndarray | None:
         n = self.params["n"]
         i, j = places_of(n, args[0]), places_of(n, args[1])
         return i < j if name == "before" else np.abs(i - j) == 1

@@ -40,7 +40,7 @@ def _counts_up_to(n: int, k: int) -> np.ndarray:
     """``counts[s, t]``: how many items of subset ``s`` of :func:`_subsets` are at most ``t``
     (``t`` from 0 to ``n``)."""
     subsets = _subsets(n, k)
-    members = np.zeros((len(subsets), n + 1), dtype=np.int64)
+    members = np.zeros((len(subsets), n + 1), dtype=np.int16)  # counts up to k; a difference may be negative
     for row, subset in enumerate(subsets):
         members[row, subset] = 1
     counts = np.cumsum(members, axis=1)
@@ -120,10 +120,10 @@ class HiddenSubset(Game):
     def example_args(self, name: str) -> tuple:
         return (3,) if name == "member" else (2, 5)
 
-    def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
+    def answer_columns(self, name: str, args: tuple) -> np.ndarray | None:
         n, k = self.params["n"], self.params["k"]
-        if not self.plays_as(HiddenSubset) or not all(type(a) is int and 1 <= a <= n for a in args):
-            return super().candidate_answers(name, args)
+        if not all(type(a) is int and 1 <= a <= n for a in args):
+            return None
         counts = _counts_up_to(n, k)
         if name == "member":
             return counts[:, args[0]] > counts[:, args[0] - 1]

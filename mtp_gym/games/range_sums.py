@@ -31,7 +31,7 @@ halves the range where the total steps up.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from functools import cache
 from itertools import combinations, product
 
@@ -196,10 +196,10 @@ class RangeSums(Game):
     def example_args(self, name: str) -> tuple:
         return (3,)
 
-    def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
+    def answer_columns(self, name: str, args: tuple) -> np.ndarray | None:
         length = self.params["length"]
-        if not self.plays_as(RangeSums) or not (type(args[0]) is int and 0 <= args[0] <= length):
-            return super().candidate_answers(name, args)
+        if not (type(args[0]) is int and 0 <= args[0] <= length):
+            return None
         return _totals(length, self.params["k"], self.params["top"])[:, args[0]]
 
     def respond(self, hidden: Entries, name: str, args: tuple) -> Hashable:

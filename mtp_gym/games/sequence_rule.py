@@ -33,7 +33,7 @@ turn: 2351, 5328, 7980 and 16488 rules.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from functools import cache
 from itertools import accumulate
 from typing import Any
@@ -268,10 +268,10 @@ class SequenceRule(Game):
     def example_args(self, name: str) -> tuple:
         return (4,)
 
-    def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
+    def answer_columns(self, name: str, args: tuple) -> np.ndarray | None:
         count = self.params["K"]
-        if not self.plays_as(SequenceRule) or not (type(args[0]) is int and 1 <= args[0] <= count):
-            return super().candidate_answers(name, args)
+        if not (type(args[0]) is int and 1 <= args[0] <= count):
+            return None
         return _answer_table(self.level, count)[int(name == "total"), args[0] - 1]
 
     def respond(self, hidden: Rule, name: str, args: tuple) -> Hashable:

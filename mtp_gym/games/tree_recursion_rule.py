@@ -28,7 +28,7 @@ of 7, 12, 20, 32 and 48 nodes, budgets 9 to 16). An earlier rule ``leaf=A; node=
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from functools import lru_cache
 
 import numpy as np
@@ -171,9 +171,7 @@ class TreeRecursionRule(ShownTreeGame):
         p = self.params
         return int(rng.integers(p["a_max"] + 1)), tuple(int(x) for x in rng.integers(p["b_max"] + 1, size=p["depth"]))
 
-    def candidate_answers(self, name: str, args: tuple) -> Sequence[Hashable] | np.ndarray:
-        if not self.plays_as(TreeRecursionRule):
-            return super().candidate_answers(name, args)
+    def answer_columns(self, name: str, args: tuple) -> np.ndarray | None:
         p = self.params
         v, t = args
         return value_table(self.parents, p["depth"], p["a_max"], p["b_max"])[:, v] >= t
