@@ -115,13 +115,19 @@ class Only(gym.Wrapper):
         return (*result, {key: info[key] for key in self.keys})
 
 
+@pytest.mark.parametrize("n", [1, 4])
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
-@pytest.mark.parametrize("keys", [(), ("score", "feedback", "outcome")])
-def test_info_keys_batches_only_those_keys(keys, mode):
+@pytest.mark.parametrize("keys", [(), ("score", "feedback", "outcome"), ("hidden", "turn")])
+def test_info_keys_batches_only_those_keys(keys, mode, n):
     """``info_keys``: the batch Gymnasium makes of envs whose ``info`` holds only those keys
-    (``final_info`` of a same-step autoreset alike), the observations, rewards and ends unchanged."""
-    n, kwargs = 4, {"vector_kwargs": {"autoreset_mode": mode}, "max_turns": 3}
+    (``final_info`` of a same-step autoreset alike, a nested dict alike), the observations,
+    rewards and ends unchanged; with next-step autoreset every step's batch is read straight
+    from the envs' infos."""
+    kwargs = {"vector_kwargs": {"autoreset_mode": mode}, "max_turns": 3}
     ours = mtp_gym.make_vec("MTP/WordGuess-v0", n, info_keys=keys, **kwargs)
+    direct: list[bool] = []
+    every_key = ours._batch_every_key
+    ours._batch_every_key = lambda pending: direct.append((batch := every_key(pending)) is not None) or batch
     theirs = gym.make_vec("MTP/WordGuess-v0", n, "sync", wrappers=[lambda env: Only(env, keys)], **kwargs)
     same(ours.reset(seed=5), theirs.reset(seed=5), "reset")
     ends = finals = 0
@@ -137,6 +143,7 @@ def test_info_keys_batches_only_those_keys(keys, mode):
             name for key in keys for name in (key, "_" + key)
         }
     assert ends >= n and (finals > 0) == (mode == AutoresetMode.SAME_STEP)
+    assert not keys or (direct and all(direct) if mode == AutoresetMode.NEXT_STEP else any(direct))
 
 
 def test_info_keys_names_a_bad_value_and_warns_of_a_key_no_env_returns():
@@ -232,3 +239,28 @@ def test_make_vec_names_a_bad_argument_and_passes_the_rest_on():
     assert len(seen) == 3 and envs.spec.kwargs["max_turns"] == 5 and envs.spec.kwargs["num_envs"] == 3
     _, info = envs.reset(seed=0)
     assert (info["max_turns"] == 5).all() and info["max_turns"].dtype == np.int64
+
+
+@pytest.mark.parametrize("keys", [None, ("score", "outcome"), ()])
+def test_a_batch_returned_stays_as_it_was_and_a_wrong_count_of_actions_is_named(keys):
+    """The arrays a step returns (rewards, ends, info columns and masks) are the caller's: later
+    steps and autoresets leave them as they were; a step with more or fewer actions than envs
+    raises a ValueError that names ``actions``, and the envs play on."""
+    envs = mtp_gym.make_vec("MTP/HiddenNumber-v0", 2, info_keys=keys, max_turns=2)
+    envs.reset(seed=0)
+    kept = []
+    for step in range(6):
+        result = envs.step(("<query>3</query>", "<answer>4</answer>") if step % 2 else ("?", "<query>1</query>"))
+        kept.append(
+            (result, [np.array(x, copy=True) for x in result[1:4]], {k: v.copy() for k, v in result[4].items()})
+        )
+    assert any(r[2].any() or r[3].any() for r, _, _ in kept)  # episodes ended and reset on the way
+    for result, arrays, info in kept:
+        for held, copied in zip(result[1:4], arrays):
+            assert held.dtype == copied.dtype and np.array_equal(held, copied)
+        same(result[4], info)
+    for wrong in [("?",), ("?", "?", "?")]:
+        with pytest.raises(ValueError, match="actions"):
+            envs.step(wrong)
+    assert envs.step(["?", "?"])[0] and envs.step(iter(["?", "?"]))[0]  # a list or any iterable
+    envs.close()
