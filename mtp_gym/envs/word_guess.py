@@ -147,11 +147,13 @@ def _plain_attempt(reply: str) -> str | None:
     reasoning block (its tags need a ``<``), ``find_tags`` would find just that tag and
     :func:`read_one` would read its one candidate. Raises :class:`InvalidAction` as the full
     reading does."""
-    if len(reply) <= MAX_DIGITS and reply.isascii():
+    if reply.count("<") != 2 or not reply.isascii():  # a reasoning block, say: no pattern tried
+        return None
+    if len(reply) <= MAX_DIGITS:
         m = _PLAINEST_RE.fullmatch(reply)
         if m is not None:
             return m.group(1).upper()
-    if reply.count("<") != 2 or not reply.isascii() or len(reply) > MAX_DIGITS and long_number(reply):
+    elif long_number(reply):
         return None
     start = reply.find(_OPEN)
     end = reply.find(_CLOSE, start)
