@@ -14,14 +14,16 @@ corpus made of our first benchmark vocabulary (40 words, ``en-basic``, the peers
 list) and our SCOWL list (``en``), turns ``nltk.download`` into a no-op and tags every word a
 noun. So every env draws its secret from 40 words and is sent the same pre-drawn stream of
 random guesses from its 40 words (episodes of the same length), 40 guesses at most, resets
-included, in ``--rounds`` alternating rounds, three times: with repeated action strings (what
+included, in ``--rounds`` alternating rounds, four times: with repeated action strings (what
 a discrete view or a scripted player sends; Word Guess reads each distinct string once), with
 every reply unique by a lead-in before the move (``Guess 17: ``; Word Guess reads a reply from
 its first ``<``, so it reads each move once here too), and with every reply unique from its
 first character (a reasoning block first, ``<think>guess 17</think>``: every reply's reasoning
 stripped, the move behind it read once, as behind a lead-in; the peers' parsers do not strip
-reasoning), timed in CPU seconds (the machine may be shared). Printed: the median steps/s per
-env and the median (and range) over the rounds of each round's ratio of ours to each peer.
+reasoning), and with such a block whose reasoning says "think" (``<think>I think 17</think>``,
+as a model's chain of thought does: the block is still cut by string search), timed in CPU
+seconds (the machine may be shared). Printed: the median steps/s per env and the median (and
+range) over the rounds of each round's ratio of ours to each peer.
 """
 
 from __future__ import annotations
@@ -133,6 +135,9 @@ def main() -> None:
         ],
         "every reply unique from its first character ('<think>guess 17</think>' before the move)": [
             f"<think>guess {k}</think>" for k in range(args.steps)
+        ],
+        "a reasoning block in which the model says 'think' ('<think>I think 17</think>' before the move)": [
+            f"<think>I think {k}</think>" for k in range(args.steps)
         ],
     }
     print(f"{args.steps:,} steps per run, median of {args.rounds} alternating rounds")

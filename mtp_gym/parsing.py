@@ -125,12 +125,21 @@ def strip_reasoning(text: str) -> str:
     >>> strip_reasoning("<think>maybe <a>x</a></think><a>y</a>")
     ' <a>y</a>'
     """
+    start = text.find("<think>")
+    if start >= 0:  # one block as chat templates write it: no tag in it, no reasoning tag around it
+        end = text.find("</think>", start + 7)
+        if (
+            end >= 0
+            and text.find("<", start + 7, end) < 0
+            and "think" not in text[:start].lower()
+            and "think" not in text[end + 8 :].lower()
+        ):
+            return text[:start] + " " + text[end + 8 :]
     low = text.lower()
     seen = low.count("think")
     if not seen:  # the common case: no reasoning tag at all
         return text
-    if seen == 2:  # one block as chat templates write it, and no other reasoning tag
-        start = text.find("<think>")
+    if seen == 2:  # one block with a tag in it, and no other reasoning tag
         end = text.find("</think>", start)
         if 0 <= start < end:
             return text[:start] + " " + text[end + 8 :]

@@ -104,6 +104,10 @@ def test_the_minimal_puzzle_passes_the_env_checker():
         ("<THINK>7?</THINK> 3", "  3"),
         ("<Thinking>\n7 or 3\n</Thinking>3", " 3"),
         ("<think>peut-être 7 — non</think> 3", "  3"),  # not ASCII: the full pattern path
+        ("<think>I think 7, no, I think 3</think> 3", "  3"),  # "think" in the reasoning
+        ("<think>I think <b>7</b>, I think</think> 3", "  3"),  # a tag in it: the full scan
+        ("So <think>I think 7</think> 3 </think> 4", " 4"),  # a lone closing tag after the block
+        ("<think>I think 7</Think>8</think> 3", " 3"),  # the block ends at its first closing tag
         ("reasoning cut off</think>3", "3"),
         ("3 <think>and then", "3 "),
         ("I think it is 3", "I think it is 3"),  # the word alone is not a tag
@@ -121,8 +125,8 @@ _REASONING_PIECES = ["<think>", "</think>", "<THINK>", "</Think>", "<thinking>",
                      "<th\u0131nk>", "</thin\u212a>"]  # fmt: skip
 
 
-@settings(max_examples=500, deadline=None)
-@given(st.lists(st.sampled_from(_REASONING_PIECES), max_size=10).map("".join))
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_REASONING_PIECES), max_size=12).map("".join))
 def test_strip_reasoning_shortcuts_read_as_the_full_scan(reply):
     """One canonical block (or a lone closing tag) is cut by string search; any mix of tags,
     letter cases, spacing and look-alike letters (a dotless i, a Kelvin sign: never a tag)
