@@ -376,6 +376,13 @@ def _max_instructions_length(size: int) -> int:
 
 
 # --------------------------------------------------------------------------- env
+@cache
+def _seeded_state(seed: int) -> Mapping[str, Any]:
+    """The state of ``np.random.default_rng(seed)``: restoring it into a generator costs a
+    seventh of seeding one (a benchmark configuration's user simulator, at every reset)."""
+    return np.random.default_rng(seed).bit_generator.state
+
+
 class TwentyQuestionsEnv(TextPuzzleEnv):
     """Twenty Questions, the model answers (Multi-Turn Puzzles, section 2.1, appendices A.3, A.4).
 
@@ -507,6 +514,7 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
         self._question: tuple[str, int] = (GUESS, 0)
         self._asked = 0
         self._user_rng: np.random.Generator | None = None
+        self._seeded_user_rng = np.random.default_rng(0)
         self._lexicon_id: int | None = None
         self._user_seed: int | None = None
 
@@ -519,7 +527,9 @@ class TwentyQuestionsEnv(TextPuzzleEnv):
 
     def _setup_benchmark(self, config_id: int) -> None:
         words, seed = benchmark_lexicons()[config_id]
-        self._start(prepared_lexicon(words), np.random.default_rng(seed), config_id, seed)
+        rng = self._seeded_user_rng  # the env's own: np.random.default_rng(seed), its state restored
+        rng.bit_generator.state = _seeded_state(seed)
+        self._start(prepared_lexicon(words), rng, config_id, seed)
 
     def _setup_generated(self) -> None:
         rng = self.np_random
