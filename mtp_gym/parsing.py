@@ -64,10 +64,11 @@ class Tag(NamedTuple):
 
 
 @cache  # keyed by the tag-name patterns of the code, a handful: never by reply text
-def _tag_scanner(names: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _tag_scanner(names: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     return (
         re.compile(rf"<\s*({names})\s*>", re.IGNORECASE),
         re.compile(rf"<\s*/\s*({names})\s*>", re.IGNORECASE),
+        re.compile(rf"<\s*(?P<open>{names})\s*>(?P<body>.*)<\s*/\s*(?P<close>{names})\s*>", re.IGNORECASE | re.DOTALL),
     )
 
 
@@ -82,9 +83,21 @@ def find_tags(text: str, names: str) -> list[Tag]:
     >>> [(t.name, t.content) for t in find_tags("<A> x </a> <b>y", "a|b")]
     [('a', 'x')]
     """
-    if "<" not in text:
+    angles = text.count("<")
+    if not angles:
         return []
-    opening, closing = _tag_scanner(names)
+    opening, closing, pair = _tag_scanner(names)
+    if angles == 2:  # at most one opening and one closing tag: one pattern finds the pair
+        m = pair.search(text)
+        if m is None or m["open"].lower() != m["close"].lower():
+            return []
+        content = m["body"].strip().strip("`*").strip()
+        return [Tag(m["open"].lower(), content, m.start(), m.end())]
+    return _scan_tags(text, opening, closing)
+
+
+def _scan_tags(text: str, opening: re.Pattern[str], closing: re.Pattern[str]) -> list[Tag]:
+    """:func:`find_tags` of any text, by its opening and closing patterns."""
     closes: dict[str, tuple[list[int], list[int]]] = {}
     for m in closing.finditer(text):
         starts, ends = closes.setdefault(m.group(1).lower(), ([], []))

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from gymnasium.utils.env_checker import check_env
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mtp_gym.core import InvalidAction, Reply, TextPuzzleEnv
@@ -118,6 +118,28 @@ def test_strip_reasoning_removes_every_reasoning_block(reply, kept):
     from mtp_gym.parsing import strip_reasoning
 
     assert strip_reasoning(reply) == kept
+
+
+_TAG_PIECES = ["<query_a>", "</query_a>", "<QUERY_A >", "< / query_a>", "<query_b>", "</query_b>", "<answer>",
+               "</ANSWER>", "<answer x>", "<", ">", "/", "x", " 7 ", "`", "**", "\n", "\u212a", "<query_\u212a>"]  # fmt: skip
+
+
+@example("<answer> **`7`** </ANSWER>", "answer")  # markdown around the move
+@example("<query_a>7</query_b>", "query_a|query_b")  # crossed names
+@example("</answer> 7 <answer>", "answer")  # the closing tag first
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(st.sampled_from(_TAG_PIECES), max_size=8).map("".join),
+    st.sampled_from(["query_[a-z0-9_]+|answer", "answer", "query_a|query_b"]),
+)
+def test_find_tags_of_one_tag_pair_reads_as_the_full_scan(reply, names):
+    """A reply with two ``<`` is read by one pattern: the same tags (names, contents, spans) as
+    the scan of every opening and closing tag, for any names, letter cases, spacing, markdown,
+    unpaired or crossed tags."""
+    from mtp_gym.parsing import _scan_tags, _tag_scanner, find_tags
+
+    opening, closing, _ = _tag_scanner(names)
+    assert find_tags(reply, names) == _scan_tags(reply, opening, closing)
 
 
 _REASONING_PIECES = ["<think>", "</think>", "<THINK>", "</Think>", "<thinking>", "</thinking>", "< think >",
