@@ -9,8 +9,8 @@ keys with values of one type per key (every step of an ``MTP/*`` env); any other
 through Gymnasium's own merge. The batch is the same either way: one array per key of the
 type Gymnasium picks, a ``_key`` mask beside it, nested dicts batched alike. With text
 observations it steps the envs in its own loop (Gymnasium's semantics for each autoreset
-mode), writing rewards and ends into fresh copies of zeroed arrays and returning the observations' tuple without the
-``deepcopy`` that would return that same tuple of strings.
+mode), writing rewards and ends into fresh copies of zeroed arrays and returning the
+observations' tuple without the ``deepcopy`` that would return that same tuple of strings.
 
     import mtp_gym
     envs = mtp_gym.make_vec("MTP/WordGuess-v0", num_envs=16)
