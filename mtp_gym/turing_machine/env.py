@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from mtp_gym.core import (
@@ -108,6 +109,12 @@ def game_setup_text(card_ids: Sequence[int]) -> str:
         lines += [f"- Possible criteria: {c.description}" for c in card.criteria]
         blocks.append("\n".join(lines))
     return "\n".join(blocks)
+
+
+@lru_cache(maxsize=4096)  # every benchmark setup, and the latest generated ones
+def _setup_facts(setup: rules.Setup) -> tuple[str, rules.SetupCheck]:
+    """What a reset shows and checks of ``setup``: its verifier list and its solutions."""
+    return game_setup_text(setup.cards), rules.check_setup(setup)
 
 
 def published_split(
@@ -370,8 +377,7 @@ class TuringMachineEnv(TextPuzzleEnv):
         self._stage, self._round, self._code = "proposal", 1, None
         self._round_queries = self._queries = 0
         self._belief_log = []
-        self._setup_text = game_setup_text(setup.cards)
-        check = rules.check_setup(setup)
+        self._setup_text, check = _setup_facts(setup)
         self._hidden_state = {
             "setup_id": setup.setup_id,
             "difficulty": setup.difficulty,
