@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 from types import SimpleNamespace
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.spaces import Text
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -241,26 +243,41 @@ def test_make_vec_names_a_bad_argument_and_passes_the_rest_on():
     assert (info["max_turns"] == 5).all() and info["max_turns"].dtype == np.int64
 
 
-@pytest.mark.parametrize("keys", [None, ("score", "outcome"), ()])
-def test_a_batch_returned_stays_as_it_was_and_a_wrong_count_of_actions_is_named(keys):
-    """The arrays a step returns (rewards, ends, info columns and masks) are the caller's: later
-    steps and autoresets leave them as they were; a step with more or fewer actions than envs
-    raises a ValueError that names ``actions``, and the envs play on."""
-    envs = mtp_gym.make_vec("MTP/HiddenNumber-v0", 2, info_keys=keys, max_turns=2)
+class Counting(gym.Env):
+    """A text env whose reward is its step count: it ends every third step, and truncates on
+    the reply ``stop``."""
+
+    observation_space = action_space = Text(16)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple:
+        super().reset(seed=seed)
+        self.t = 0
+        return "0", {"turn": 0, "score": 0.0, "feedback": {"said": ""}}
+
+    def step(self, action: str) -> tuple:
+        self.t += 1
+        info = {"turn": self.t, "score": float(self.t), "feedback": {"said": action}}
+        return str(self.t), float(self.t), self.t % 3 == 0, action == "stop", info
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+@pytest.mark.parametrize("keys", [None, ("score", "feedback"), ()])
+def test_a_batch_returned_stays_as_it_was_and_a_wrong_count_of_actions_is_named(keys, mode):
+    """The arrays a step returns (rewards, ends, info columns and masks, nested ones too) are the
+    caller's: later steps and autoresets leave them as they were; a step with more or fewer
+    actions than envs raises a ValueError that names ``actions``, and the envs play on."""
+    envs = TextSyncVectorEnv([Counting, Counting], info_keys=keys, autoreset_mode=mode)
     envs.reset(seed=0)
     kept = []
-    for step in range(6):
-        result = envs.step(("<query>3</query>", "<answer>4</answer>") if step % 2 else ("?", "<query>1</query>"))
-        kept.append(
-            (result, [np.array(x, copy=True) for x in result[1:4]], {k: v.copy() for k, v in result[4].items()})
-        )
-    assert any(r[2].any() or r[3].any() for r, _, _ in kept)  # episodes ended and reset on the way
-    for result, arrays, info in kept:
-        for held, copied in zip(result[1:4], arrays):
-            assert held.dtype == copied.dtype and np.array_equal(held, copied)
-        same(result[4], info)
-    for wrong in [("?",), ("?", "?", "?")]:
+    for step in range(9):
+        result = envs.step(("go", "stop" if step == 4 else f"s{step}"))
+        kept.append((result, copy.deepcopy(result)))
+    rewards = {float(r) for result, _ in kept for r in result[1]}
+    assert len(rewards) >= 3 and any(result[3].any() for result, _ in kept)  # ends of both kinds on the way
+    for result, copied in kept:
+        same(result[1:], copied[1:])
+    for wrong in [("go",), ("go", "go", "go")]:
         with pytest.raises(ValueError, match="actions"):
             envs.step(wrong)
-    assert envs.step(["?", "?"])[0] and envs.step(iter(["?", "?"]))[0]  # a list or any iterable
+    assert envs.step(["go", "go"])[0] and envs.step(iter(["go", "go"]))[0]  # a list or any iterable
     envs.close()
