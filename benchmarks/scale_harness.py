@@ -4,7 +4,7 @@ Run: ``python benchmarks/scale_harness.py [--parts harness,resume,list,down] [--
 [--episodes 1000000] [--rounds 3]``. Prints:
 
 * **harness**: ``mtp-gym eval``'s harness (the ``async`` executor of ``openai:`` agents; past
-  2,048 in flight, one event-loop process per 2,048 begun, at most one per core, their CPU
+  512 in flight, one event-loop process per 512 begun, at most one per core, their CPU
   counted) over a bare asyncio client (:mod:`harness_throughput`), both against the latency endpoint of
   ``tests/fake_endpoint.py`` in its own process (0.2 s per request, 4 requests per episode),
   at each ``--workers`` in flight: requests/s over the bare client's, CPU ms per request.

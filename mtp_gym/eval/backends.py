@@ -191,9 +191,11 @@ async def _await_played(played: Any, watcher: Any, stopper: Any) -> None:
 
 
 #: In-flight episodes one event loop plays at most before :func:`play_all` spreads them over
-#: several processes, each with its own loop (one core per loop; past ~2,000 requests in flight
-#: one loop saturates its core).
-ASYNC_SLOTS_PER_PROCESS = 2048
+#: several processes, each with its own loop (one core per loop). Against a 0.2 s endpoint one
+#: loop keeps up at 512 in flight and saturates its core at 1,024, where two loops serve 0.76 of
+#: the bare client against 0.67 (``benchmarks/scale_harness.py``); below that, a second loop
+#: only adds CPU (its records pickled to this process).
+ASYNC_SLOTS_PER_PROCESS = 512
 #: Seconds between two checks that every event-loop process is still alive.
 _CHILD_POLL = 1.0
 #: Seconds between two looks of an event-loop process at its stop event.
