@@ -1,14 +1,15 @@
 """The harness at scale, as ratios measured in one run (issue 29, items 2 and 6; issue 28).
 
 Run: ``python benchmarks/scale_harness.py [--parts harness,resume,list,down] [--workers 256,1024,4096]
-[--episodes 1000000] [--rounds 3]``. Prints:
+[--harness-rounds 3] [--episodes 1000000] [--rounds 5]``. Prints:
 
 * **harness**: ``mtp-gym eval``'s harness (the ``async`` executor of ``openai:`` agents; past
   512 in flight, one event-loop process per 512 begun, at most one per core, their CPU
   counted) over a bare asyncio client (:mod:`harness_throughput`), both against the latency endpoint of
   ``tests/fake_endpoint.py`` in its own process (0.2 s per request, 4 requests per episode),
   at each ``--workers`` in flight: requests/s over the bare client's, CPU ms per request.
-  Harness and bare client alternate, each in a fresh process.
+  Harness and bare clients alternate, each in a fresh process, ``--harness-rounds`` times:
+  medians, and the range of the ratios.
 * **resume**: re-opening a run directory whose log holds ``--episodes`` finished synthetic
   episodes (written in a temp dir, ~1 KB of transcript each) and planning the run over them:
   CPU µs and RSS bytes per finished episode, beside the previous way (every line parsed,
@@ -43,25 +44,38 @@ HN = "MTP/HiddenNumber-v0"
 
 
 # ------------------------------------------------------------------ harness over the bare client
-def harness_part(workers: list[int], latency: float) -> None:
+def harness_part(workers: list[int], latency: float, rounds: int) -> None:
     from fake_endpoint import LatencyEndpoint
     from harness_throughput import measure
 
     print(f"\nharness over a bare asyncio client (latency {latency:g} s, 4 requests per episode)")
     print("  bare: a fixed short message; bare+env: plays the env and sends what the harness sends")
+    print(f"  medians of {rounds} rounds (the three runs of a round in turn, rotated), the ratios' range in brackets")
     print(
-        f"{'W':>5} {'harness req/s':>13} {'bare req/s':>10} {'ratio':>6} {'bare+env':>8} {'ratio':>6} "
+        f"{'W':>5} {'harness req/s':>13} {'bare req/s':>10} {'ratio':>16} {'bare+env':>8} {'ratio':>16} "
         f"{'CPU ms/req':>10} {'bare CPU':>8} {'b+env CPU':>9}"
     )
+    kinds = ("bare", "bare-env", "async")
     with LatencyEndpoint(latency) as ep:
         for w in workers:
-            bare = measure(ep, "bare", w, latency)
-            same = measure(ep, "bare-env", w, latency)
-            harness = measure(ep, "async", w, latency)
+            runs: dict[str, list[dict]] = {kind: [] for kind in kinds}
+            for r in range(rounds):
+                for kind in kinds[r % 3 :] + kinds[: r % 3]:  # a slow spell falls on each in turn
+                    runs[kind].append(measure(ep, kind, w, latency))
+            bare, same, harness = (runs[kind] for kind in kinds)
+            over_bare = sorted(h["req_s"] / b["req_s"] for h, b in zip(harness, bare))
+            over_same = sorted(h["req_s"] / b["req_s"] for h, b in zip(harness, same))
+
+            def med(rows: list[dict], key: str) -> float:
+                return statistics.median(row[key] for row in rows)
+
+            def spread(ratios: list[float]) -> str:
+                return f"{statistics.median(ratios):.2f} ({ratios[0]:.2f}-{ratios[-1]:.2f})"
+
             print(
-                f"{w:>5} {harness['req_s']:>13.0f} {bare['req_s']:>10.0f} {harness['req_s'] / bare['req_s']:>6.2f} "
-                f"{same['req_s']:>8.0f} {harness['req_s'] / same['req_s']:>6.2f} "
-                f"{harness['cpu_ms']:>10.3f} {bare['cpu_ms']:>8.3f} {same['cpu_ms']:>9.3f}",
+                f"{w:>5} {med(harness, 'req_s'):>13.0f} {med(bare, 'req_s'):>10.0f} {spread(over_bare):>16} "
+                f"{med(same, 'req_s'):>8.0f} {spread(over_same):>16} "
+                f"{med(harness, 'cpu_ms'):>10.3f} {med(bare, 'cpu_ms'):>8.3f} {med(same, 'cpu_ms'):>9.3f}",
                 flush=True,
             )
 
@@ -223,6 +237,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--episodes", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--harness-rounds", type=int, default=3)
     parser.add_argument("--resume-child", help=argparse.SUPPRESS)
     parser.add_argument("--dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -231,7 +246,7 @@ def main() -> None:
     print(f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
     parts = args.parts.split(",")
     if "harness" in parts:
-        harness_part([int(w) for w in args.workers.split(",")], args.latency)
+        harness_part([int(w) for w in args.workers.split(",")], args.latency, args.harness_rounds)
     if "resume" in parts:
         resume_part(args.episodes)
     if "list" in parts:

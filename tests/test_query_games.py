@@ -553,3 +553,38 @@ def test_an_illegal_query_is_refused_for_its_real_reason(env_id):
             message = game._why_illegal(spec.name, flipped) if game.is_legal(spec.name, args) else ""
             assert ("smaller one first" in message) == unordered, (spec.name, flipped, message)
             break
+
+
+def test_every_env_shows_a_benchmark_configuration_the_same_rules_text_each_its_own_game_and_level():
+    """The rules text of a benchmark configuration is built once for every env (a harness plays
+    each in-flight episode on its own env), never lent to another game, level or wording."""
+    import mtp_gym.games.env as game_env
+
+    def first(env_id: str, config_id: int, **kwargs) -> tuple[str, GameEnv]:
+        env = gym.make(env_id, disable_env_checker=True, **kwargs).unwrapped
+        return env.reset(options={"config_id": config_id})[0], env
+
+    game_env._BENCHMARK_RULES.clear()
+    seen: dict[tuple, str] = {}
+    for env_id, level, config_id in [
+        ("MTP/HiddenNumber-v0", 3, 5),
+        ("MTP/HiddenNumber-v0", 4, 5),
+        ("MTP/HiddenNumber-v0", 3, 6),
+        ("MTP/RangeSums-v0", 3, 5),
+    ]:
+        for _ in range(2):
+            text, env = first(env_id, config_id, difficulty=level)
+            assert text == env.live_game.rules()
+            assert seen.setdefault((env_id, level, config_id), text) is text  # the same text object
+    hn = seen["MTP/HiddenNumber-v0", 3, 5]
+    assert hn != seen["MTP/HiddenNumber-v0", 4, 5] and hn != seen["MTP/RangeSums-v0", 3, 5]
+    reworded = first("MTP/HiddenNumber-v0", 5, difficulty=3, vocabulary={"number": "token"})
+    assert reworded[0] == reworded[1].live_game.rules() != seen["MTP/HiddenNumber-v0", 3, 5]
+
+    game_env._BENCHMARK_RULES_HELD, held = 2, game_env._BENCHMARK_RULES_HELD
+    try:
+        for config_id in range(5):
+            first("MTP/HiddenNumber-v0", config_id, difficulty=2)
+            assert len(game_env._BENCHMARK_RULES) <= 2
+    finally:
+        game_env._BENCHMARK_RULES_HELD = held

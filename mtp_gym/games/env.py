@@ -26,6 +26,10 @@ __all__ = ["GameEnv", "resolve_game", "CONFIGS_PER_LEVEL", "DEFAULT_DIFFICULTY"]
 
 CONFIGS_PER_LEVEL = 20
 DEFAULT_DIFFICULTY = 3
+#: The rules text of each benchmark configuration shown, in the game's own words: one text for
+#: every env (a harness plays each in-flight episode on its own env), emptied when full.
+_BENCHMARK_RULES: dict[tuple[type[Game], int, int], str] = {}
+_BENCHMARK_RULES_HELD = 2048
 
 
 def resolve_game(game: type[Game] | str) -> type[Game]:
@@ -112,7 +116,6 @@ class GameEnv(TextPuzzleEnv):
     """
 
     hidden_fixed = True  # the game's hidden state is drawn at reset and never changes
-    _BOOKKEEPING = TextPuzzleEnv._BOOKKEEPING | {"_benchmark_rules"}  # a cache of rules texts
 
     @classmethod
     def puzzle_info(cls, game: type[Game] | str = "", **kwargs: Any) -> PuzzleInfo:
@@ -202,7 +205,6 @@ class GameEnv(TextPuzzleEnv):
             info_secret=info_secret,
         )
         self.game: Game | None = None
-        self._benchmark_rules: dict[tuple[int, int], str] = {}  # the rules text of each configuration shown
 
     @property
     def num_configs(self) -> int:
@@ -228,10 +230,12 @@ class GameEnv(TextPuzzleEnv):
     def _instructions(self) -> str:
         if self._config_id is None or self.vocabulary is not None or self.wording is not None:
             return self.live_game.rules()
-        key = (self.difficulty, self._config_id)  # a benchmark configuration in the game's own words
-        text = self._benchmark_rules.get(key)
+        key = (self.game_cls, self.difficulty, self._config_id)
+        text = _BENCHMARK_RULES.get(key)
         if text is None:
-            text = self._benchmark_rules[key] = self.live_game.rules()
+            if len(_BENCHMARK_RULES) >= _BENCHMARK_RULES_HELD:
+                _BENCHMARK_RULES.clear()
+            text = _BENCHMARK_RULES[key] = self.live_game.rules()
         return text
 
     def _format_hint(self) -> str:
