@@ -95,7 +95,6 @@ from __future__ import annotations
 import abc
 import copy
 import pickle
-import re
 import string
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -142,7 +141,7 @@ __all__ = [
 TEXT_CHARSET = string.printable
 _CHARSET = frozenset(TEXT_CHARSET)
 _ROLES = ("user", "assistant")  # a transcript's roles, by message index parity
-_UNPRINTABLE_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_CHARSET_BYTES = TEXT_CHARSET.encode()
 OUTCOMES = ("success", "failure", "format_error", "timeout")
 CONFIG_SOURCES = ("benchmark", "generated")
 
@@ -677,7 +676,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
 
 def to_charset(text: str) -> str:
     """``text`` with every character outside :data:`TEXT_CHARSET` replaced by ``?``."""
-    if text.isascii() and (text.isprintable() or not _UNPRINTABLE_RE.search(text)):
+    if text.isascii() and not text.encode("ascii").translate(None, _CHARSET_BYTES):  # nothing left: all in
         return text
     return "".join(c if c in _CHARSET else "?" for c in text)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 import pytest
@@ -168,6 +169,16 @@ def test_observation_text_keeps_layout_and_masks_what_the_space_refuses(text, sh
     from mtp_gym.core import TEXT_CHARSET, to_charset
 
     assert to_charset(text) == shown and all(c in TEXT_CHARSET for c in shown)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(st.characters(max_codepoint=300), max_size=60) | st.text(st.sampled_from(string.printable), max_size=60))
+@example("a\tb\nc\r\x0b\x0c")
+@example("tab\x09 escape\x1b del\x7f")
+def test_observation_text_is_the_text_with_each_character_outside_the_charset_masked(text):
+    from mtp_gym.core import TEXT_CHARSET, to_charset
+
+    assert to_charset(text) == "".join(c if c in TEXT_CHARSET else "?" for c in text)
 
 
 class Secret(Countdown):
