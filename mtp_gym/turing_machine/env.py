@@ -112,9 +112,29 @@ def game_setup_text(card_ids: Sequence[int]) -> str:
 
 
 @lru_cache(maxsize=4096)  # every benchmark setup, and the latest generated ones
-def _setup_facts(setup: rules.Setup) -> tuple[str, rules.SetupCheck]:
-    """What a reset shows and checks of ``setup``: its verifier list and its solutions."""
-    return game_setup_text(setup.cards), rules.check_setup(setup)
+def _setup_facts(setup: rules.Setup) -> tuple[str, tuple[int, ...], dict[str, Any]]:
+    """What a reset shows and keeps of ``setup``: its verifier list, its verifiers' masks, and
+    its hidden facts (``mapping`` None: a nightmare game sets it), never changed in place."""
+    check = rules.check_setup(setup)
+    hidden = {
+        "setup_id": setup.setup_id,
+        "difficulty": setup.difficulty,
+        "answer": rules.code_str(setup.answer),
+        "criteria": [
+            {"verifier": i, "card": c.card, "criterion": c.index, "function": c.function, "description": c.description}
+            for i, c in enumerate(setup.criteria)
+        ],
+        "mapping": None,
+        "unique": check.unique,
+        "redundant_verifiers": list(check.redundant_slots),
+    }
+    return game_setup_text(setup.cards), setup.masks, hidden
+
+
+@lru_cache(maxsize=4096)
+def _instructions_text(system: str, setup_text: str, reports: str, proposal: str) -> str:
+    """The first observation: the system prompt around the verifier list, then the proposal prompt."""
+    return system.format(game_setup=setup_text) + reports + "\n" + proposal
 
 
 def published_split(
@@ -373,29 +393,12 @@ class TuringMachineEnv(TextPuzzleEnv):
 
     def _start(self, setup: rules.Setup) -> None:
         self._setup = setup
-        self._masks = setup.masks
         self._stage, self._round, self._code = "proposal", 1, None
         self._round_queries = self._queries = 0
         self._belief_log = []
-        self._setup_text, check = _setup_facts(setup)
-        self._hidden_state = {
-            "setup_id": setup.setup_id,
-            "difficulty": setup.difficulty,
-            "answer": rules.code_str(setup.answer),
-            "criteria": [
-                {
-                    "verifier": i,
-                    "card": c.card,
-                    "criterion": c.index,
-                    "function": c.function,
-                    "description": c.description,
-                }
-                for i, c in enumerate(setup.criteria)
-            ],
-            "mapping": list(setup.mapping) if self.nightmare else None,
-            "unique": check.unique,
-            "redundant_verifiers": list(check.redundant_slots),
-        }
+        self._setup_text, self._masks, self._hidden_state = _setup_facts(setup)
+        if self.nightmare:
+            self._hidden_state = {**self._hidden_state, "mapping": list(setup.mapping)}
 
     def _hidden(self) -> dict[str, Any]:
         h = dict(self._hidden_state)
@@ -407,10 +410,10 @@ class TuringMachineEnv(TextPuzzleEnv):
 
     # ------------------------------------------------------------------ text
     def _instructions(self) -> str:
-        text = self._prompts["system"].format(game_setup=self._setup_text)
+        reports = ""
         if self.belief_prompt:
-            text += BELIEF_PROMPT + ("\n" + NIGHTMARE_MAPPING_PROMPT if self.nightmare else "") + "\n"
-        return text + "\n" + self._prompts["proposal"]
+            reports = BELIEF_PROMPT + ("\n" + NIGHTMARE_MAPPING_PROMPT if self.nightmare else "") + "\n"
+        return _instructions_text(self._prompts["system"], self._setup_text, reports, self._prompts["proposal"])
 
     # ------------------------------------------------------------------ moves
     def _parse(self, action: str) -> tuple[str, Any, str]:

@@ -85,7 +85,7 @@ def code_index(code: Sequence[int]) -> int:
 
 def code_str(code: Sequence[int]) -> str:
     """``(5, 5, 1)`` -> ``"551"`` (the published answer format)."""
-    return "".join(str(d) for d in code)
+    return "".join(map(str, code))
 
 
 def choice_str(code: Sequence[int]) -> str:
