@@ -136,7 +136,8 @@ class WordChainGame:
     def __init__(self, lexicon: tuple[str, ...], first: int, max_turns: int) -> None:
         self.lexicon = lexicon
         self.lexicon_set, self.index, self.by_first = lexicon_tables(lexicon)
-        self.unused_by_first = {c: list(ws) for c, ws in self.by_first.items()}
+        # first letter -> unused words in lexicon order: the shared tuple until a word of it is played
+        self.unused_by_first: dict[str, tuple[str, ...] | list[str]] = dict(self.by_first)
         self.first = first
         self.to_move = first
         self.max_turns = max_turns
@@ -177,7 +178,10 @@ class WordChainGame:
             return kind
         self.chain.append(word)
         self.used.add(word)
-        self.unused_by_first[word[0]].remove(word)
+        unused = self.unused_by_first[word[0]]
+        if isinstance(unused, tuple):
+            unused = self.unused_by_first[word[0]] = list(unused)
+        unused.remove(word)
         self.words_said[player] += 1
         self.to_move = 1 - player
         if self.words_said[0] >= self.max_turns and self.words_said[1] >= self.max_turns:
@@ -209,6 +213,7 @@ def dead_end_message(letter: str, you_stuck: bool) -> str:
 CAP_MESSAGE = "The turn limit has been reached. The game is over without a loss."
 
 
+@lru_cache(maxsize=1024)
 def instructions(lexicon: tuple[str, ...]) -> str:
     """The paper's prompt for ``lexicon``."""
     return INSTRUCTIONS.format(words=", ".join(lexicon))
