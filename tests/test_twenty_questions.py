@@ -15,7 +15,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import mtp_gym  # noqa: F401
@@ -372,6 +372,8 @@ def _plain_question(rng, consistent: int, lex, asked: int, max_questions: int) -
     asked=st.integers(0, 21),
     seed=st.integers(0, 2**32 - 1),
 )
+@example(config=5, words=list(range(100)), asked=0, seed=3)  # every word consistent: an episode's start
+@example(config=211, words=list(range(100)), asked=0, seed=8)
 def test_the_user_draws_as_its_plain_definition(config, words, asked, seed):
     lex = prepared_lexicon(benchmark_lexicons()[config][0])
     consistent = sum(1 << i for i in set(words) if i < len(lex.words)) or 1

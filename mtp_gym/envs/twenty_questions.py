@@ -176,6 +176,17 @@ def hypernym_categories(consistent: int, by_word: Sequence[int]) -> tuple[int, i
     """Bitmasks (bit ``j`` = hypernym ``j``) of the hypernyms that only excluded words have,
     that all consistent words have, and that a proper non-empty subset of the consistent words
     has; ``by_word[i]`` is the bitmask of word ``i``'s hypernyms (:attr:`Lexicon.word_hypernyms`)."""
+    if consistent == (1 << len(by_word)) - 1 and isinstance(by_word, tuple):  # every episode's first question
+        return _categories_of_all(by_word)
+    return _categories(consistent, by_word)
+
+
+@lru_cache(maxsize=512)
+def _categories_of_all(by_word: tuple[int, ...]) -> tuple[int, int, int]:
+    return _categories((1 << len(by_word)) - 1, by_word)
+
+
+def _categories(consistent: int, by_word: Sequence[int]) -> tuple[int, int, int]:
     chosen = _selectors(consistent)
     some = reduce(or_, compress(by_word, chosen), 0)
     every = reduce(and_, compress(by_word, chosen), -1)
