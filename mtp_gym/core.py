@@ -341,6 +341,9 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
     #: ``True``: ``_hidden()`` does not change within an episode, so the base class calls it
     #: once per reset and every step shares that :class:`FrozenInfo`.
     hidden_fixed: ClassVar[bool] = False
+    #: ``True``: ``_hidden()`` and ``_episode_info()`` build every container in them anew at each
+    #: call, sharing none with the env, so the reset's :class:`FrozenInfo` keeps them uncopied.
+    infos_fresh: ClassVar[bool] = False
     #: The puzzle's facts (paper, what success means, prompt styles, a query game's cell).
     puzzle: ClassVar[PuzzleInfo]
 
@@ -538,8 +541,12 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         self._outcome = None
         self._score = 0.0
         self._started = True
-        self._episode_keys = {k: FrozenInfo(v) for k, v in self._episode_info().items()}
-        self._episode_hidden = FrozenInfo(self._hidden()) if self.hidden_fixed and self.info_secret else None
+        fresh = self.infos_fresh
+        self._episode_keys = {k: FrozenInfo(v, fresh=fresh) for k, v in self._episode_info().items()}
+        if self.hidden_fixed and self.info_secret:
+            self._episode_hidden = FrozenInfo(self._hidden(), fresh=fresh)
+        else:
+            self._episode_hidden = None
         obs = self._instructions()
         self._said = [obs]
         self._rendered = 0

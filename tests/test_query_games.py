@@ -588,3 +588,35 @@ def test_every_env_shows_a_benchmark_configuration_the_same_rules_text_each_its_
             assert len(game_env._BENCHMARK_RULES) <= 2
     finally:
         game_env._BENCHMARK_RULES_HELD = held
+
+
+def _mutable_ids(value, seen=None) -> set[int]:
+    """The ids of every list, dict and set reachable from ``value``."""
+    seen = set() if seen is None else seen
+    if isinstance(value, (list, dict, set)):
+        if id(value) in seen:
+            return seen
+        seen.add(id(value))
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _mutable_ids(k, seen)
+            _mutable_ids(v, seen)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for v in value:
+            _mutable_ids(v, seen)
+    return seen
+
+
+@pytest.mark.parametrize("env_id", GAME_ENV_IDS)
+def test_the_infos_kept_for_an_episode_share_nothing_mutable_with_the_game(env_id):
+    """A query game's env keeps ``_hidden()`` and ``_episode_info()`` uncopied (``infos_fresh``):
+    nothing in them may be a container the game holds, or a later change would show through."""
+    env = gym.make(env_id, difficulty=5, disable_env_checker=True).unwrapped
+    assert env.infos_fresh
+    for config_id in (0, 3):
+        _, info = env.reset(options={"config_id": config_id})
+        game = env.live_game
+        held = _mutable_ids(game.hidden) | _mutable_ids(game.public) | _mutable_ids(vars(game))
+        kept = _mutable_ids(env._episode_hidden._data) | _mutable_ids(env._episode_keys["game"]._data)
+        assert not held & kept
+        assert info["hidden"]["state"] == env._hidden()["state"] and info["game"] == game.public_view()

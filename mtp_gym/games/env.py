@@ -116,6 +116,7 @@ class GameEnv(TextPuzzleEnv):
     """
 
     hidden_fixed = True  # the game's hidden state is drawn at reset and never changes
+    infos_fresh = True  # _hidden() and public_view() copy the game's state and public part
 
     @classmethod
     def puzzle_info(cls, game: type[Game] | str = "", **kwargs: Any) -> PuzzleInfo:
