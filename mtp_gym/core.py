@@ -16,7 +16,9 @@ A puzzle subclasses :class:`TextPuzzleEnv` and implements only its rules. The ab
   episode sets ``hidden_fixed = True`` and the base class calls ``_hidden()`` once per reset.
 
 Optional hooks: ``_episode_info()`` (extra ``info`` keys fixed for the episode, built once per
-reset and shared between its steps as :class:`FrozenInfo`, e.g. a query game's ``game``),
+reset and shared between its steps as :class:`FrozenInfo`, e.g. a query game's ``game``; an
+env whose ``_hidden()`` and ``_episode_info()`` copy all they hold sets ``infos_fresh = True``
+and the reset keeps them uncopied),
 ``_format_hint()`` (appended to every re-prompt: how a well-formed action
 looks now), ``_timeout()`` (the reply when the turn budget runs out),
 ``_benchmark_mismatch()`` (why these kwargs have no benchmark split), ``config_strata()``
