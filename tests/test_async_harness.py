@@ -31,22 +31,24 @@ def test_endpoint_agents_default_to_the_event_loop():
 
 
 @pytest.mark.parametrize("workers", [1, 16, 48])
-def test_workers_are_requests_in_flight_at_the_server(endpoint, tmp_path, workers):
-    endpoint.stats(reset=True)
-    threads = threading.active_count()
-    log = run_eval(
-        [HN],
-        AgentConfig("openai:m", {"base_url": endpoint.url}),
-        tmp_path,
-        workers=workers,
-        env_kwargs={HN: {"configs_per_level": max(8, 4 * workers)}},
-        progress=False,
-    )
-    stats = endpoint.stats()
-    episodes = max(8, 4 * workers)
+def test_workers_are_requests_in_flight_at_the_server(tmp_path, workers):
+    """A 0.3 s endpoint: the loop's own CPU between two answers (about 15 ms for 48 requests on a
+    busy 2-core machine, twice that beside another test run) stays small beside the latency."""
+    episodes = max(4, 4 * workers)
+    with LatencyEndpoint(0.3) as endpoint:
+        threads = threading.active_count()
+        log = run_eval(
+            [HN],
+            AgentConfig("openai:m", {"base_url": endpoint.url}),
+            tmp_path,
+            workers=workers,
+            env_kwargs={HN: {"configs_per_level": episodes}},
+            progress=False,
+        )
+        stats = endpoint.stats()
+        assert threading.active_count() <= threads + 1  # one loop, not a thread per episode
     assert stats["served"] == 4 * episodes  # 4 requests per episode, none repeated
     assert stats["peak"] == workers and stats["mean_inflight"] > 0.85 * workers, stats
-    assert threading.active_count() <= threads + 1  # one loop, not a thread per episode
     recs = read_episodes(log.path)[0]
     assert len(recs) == episodes and {r["turns"] for r in recs} == {4}
     assert {r["outcome"] for r in recs} <= {"success", "failure"}
