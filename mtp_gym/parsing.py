@@ -91,9 +91,13 @@ def find_tags(text: str, names: str) -> list[Tag]:
         m = pair.search(text)
         if m is None or m["open"].lower() != m["close"].lower():
             return []
-        content = m["body"].strip().strip("`*").strip()
-        return [Tag(m["open"].lower(), content, m.start(), m.end())]
+        return [Tag(m["open"].lower(), _tag_content(m["body"]), m.start(), m.end())]
     return _scan_tags(text, opening, closing)
+
+
+def _tag_content(body: str) -> str:
+    """A tag's content: its text without the spaces and markdown (`` ` ``, ``*``) around the move."""
+    return body.strip().strip("`*").strip()
 
 
 def _scan_tags(text: str, opening: re.Pattern[str], closing: re.Pattern[str]) -> list[Tag]:
@@ -116,8 +120,7 @@ def _scan_tags(text: str, opening: re.Pattern[str], closing: re.Pattern[str]) ->
         i = bisect_left(pair[0], m.end())
         if i == len(pair[0]):
             continue
-        content = text[m.end() : pair[0][i]].strip().strip("`*").strip()  # markdown around the move
-        found.append(Tag(name, content, m.start(), pair[1][i]))
+        found.append(Tag(name, _tag_content(text[m.end() : pair[0][i]]), m.start(), pair[1][i]))
         done = pair[1][i]
     return found
 
