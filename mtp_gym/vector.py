@@ -97,42 +97,49 @@ def batch_infos(infos: list[tuple[int, dict[str, Any]]], n: int) -> dict[str, An
     return _batch_dicts([info for _, info in infos], None if where == list(range(n)) else where, n)
 
 
-def _batch_one(info: dict[str, Any]) -> dict[str, Any] | None:
-    """:func:`batch_infos` of one env's ``info``: each value in an array of one, as Gymnasium
-    makes it."""
+def _batch_one(info: dict[str, Any], keys: Iterable[str] | None = None) -> dict[str, Any] | None:
+    """:func:`batch_infos` of one env's ``info`` (of its ``keys`` only, each of which it must hold:
+    KeyError otherwise): each value in an array of one, as Gymnasium makes it."""
     out: dict[str, Any] = {}
-    masks = _all_true(len(info), 1).copy()  # one block, a row per key as in _batch_aligned
-    for row, (key, value) in enumerate(info.items()):
+    for key in info if keys is None else keys:
         if key == "final_obs":
             return None
+        value = info[key]
         kind = type(value)
         template = _ONE_ZERO.get(kind)
         column: Any
-        if template is not None:  # an int, float, bool or str (object): a third of np.array's cost
+        if template is None:
+            if isinstance(value, dict):
+                column = _batch_one(value)
+                if column is None:
+                    return None
+            elif issubclass(kind, np.number):
+                column = np.array((value,), kind)
+            elif isinstance(value, np.ndarray):
+                if kind is not np.ndarray:
+                    return None
+                column = value[np.newaxis].copy()
+            else:  # any other object (None, a list, ...): an object array, as for a str
+                template = _OBJECT_ONE
+        if template is not None:  # a copy and an item write: a third of np.array's cost
             column = template.copy()
             try:
                 column[0] = value
             except OverflowError:  # an int past int64: Gymnasium's merge raises it
                 return None
-        elif isinstance(value, dict):
-            column = _batch_one(value)
-            if column is None:
-                return None
-        elif issubclass(kind, np.number):
-            column = np.array((value,), kind)
-        elif kind is np.ndarray:
-            column = value[np.newaxis].copy()
-        elif isinstance(value, np.ndarray):
-            return None
-        else:
-            column = np.empty(1, dtype=object)
-            column[0] = value
         out[key] = column
-        out["_" + key] = masks[row]
+        out[_mask_key(key)] = _TRUE_ONE.copy()
     return out
 
 
-_ONE_ZERO = {**{kind: np.zeros(1, dtype) for kind, dtype in _DTYPES.items()}, str: np.empty(1, dtype=object)}
+_OBJECT_ONE = np.empty(1, dtype=object)
+_ONE_ZERO = {**{kind: np.zeros(1, dtype) for kind, dtype in _DTYPES.items()}, str: _OBJECT_ONE}
+_TRUE_ONE = np.ones(1, dtype=np.bool_)
+
+
+@functools.lru_cache(maxsize=1024)
+def _mask_key(key: str) -> str:
+    return "_" + key
 
 
 def _batch_dicts(dicts: Sequence[dict[str, Any]], where: list[int] | None, n: int) -> dict[str, Any] | None:
@@ -238,6 +245,7 @@ class TextSyncVectorEnv(SyncVectorEnv):
         )
         self._every_env = tuple(range(self.num_envs))
         self._zeros = (np.zeros(self.num_envs, dtype=np.float64), np.zeros(self.num_envs, dtype=np.bool_))
+        self._no_resets = [False] * self.num_envs
 
     def _add_info(self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int) -> dict[str, Any]:
         if self._pending is None:
@@ -281,13 +289,13 @@ class TextSyncVectorEnv(SyncVectorEnv):
         :meth:`_kept` then :func:`batch_infos` make it, read straight from the envs' infos; None
         otherwise."""
         keys = self.info_keys or ()
-        indices, infos = zip(*pending)
-        if "final_obs" in keys or indices != self._every_env:
-            return None
         try:
-            if len(infos) == 1:
-                info = infos[0]
-                return _batch_one({key: info[key] for key in keys})
+            if len(pending) == 1:
+                index, info = pending[0]
+                return _batch_one(info, keys) if index == 0 else None
+            indices, infos = zip(*pending)
+            if "final_obs" in keys or indices != self._every_env:
+                return None
             columns = [list(map(operator.itemgetter(key), infos)) for key in keys]
         except (KeyError, TypeError):  # a key missing (or a same-step autoreset's pair): _kept's way
             return None
@@ -339,7 +347,7 @@ class TextSyncVectorEnv(SyncVectorEnv):
         rewards, terminations, truncations = zeros[0].copy(), zeros[1].copy(), zeros[1].copy()
         pending: list[tuple[int, dict[str, Any]]] = []
         keep = self.info_keys != ()  # with no key kept, only a same-step autoreset's pair is batched
-        resetting = self._autoreset_envs.tolist()
+        resetting = self._no_resets if self._autoreset_envs is zeros[1] else self._autoreset_envs.tolist()
         next_step, same_step = mode is AutoresetMode.NEXT_STEP, mode is AutoresetMode.SAME_STEP
         disabled = mode is AutoresetMode.DISABLED
         ended = False
@@ -361,7 +369,8 @@ class TextSyncVectorEnv(SyncVectorEnv):
             if keep:
                 pending.append((i, info))
         self._rewards, self._terminations, self._truncations = rewards, terminations, truncations
-        self._autoreset_envs = terminations | truncations if ended else zeros[1].copy()
+        # no env ended: the zeroed array itself (Gymnasium's reset only ever writes False into it)
+        self._autoreset_envs = terminations | truncations if ended else zeros[1]
         self._observations = tuple(observations)
         # fresh arrays every step, returned as they are (reset copies the two it clears in place)
         return self._observations, rewards, terminations, truncations, self._batch(pending) if pending else {}

@@ -260,24 +260,27 @@ class Counting(gym.Env):
         return str(self.t), float(self.t), self.t % 3 == 0, action == "stop", info
 
 
+@pytest.mark.parametrize("n", [1, 2])
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
 @pytest.mark.parametrize("keys", [None, ("score", "feedback"), ()])
-def test_a_batch_returned_stays_as_it_was_and_a_wrong_count_of_actions_is_named(keys, mode):
+def test_a_batch_returned_stays_as_it_was_and_a_wrong_count_of_actions_is_named(keys, mode, n):
     """The arrays a step returns (rewards, ends, info columns and masks, nested ones too) are the
-    caller's: later steps and autoresets leave them as they were; a step with more or fewer
-    actions than envs raises a ValueError that names ``actions``, and the envs play on."""
-    envs = TextSyncVectorEnv([Counting, Counting], info_keys=keys, autoreset_mode=mode)
+    caller's: later steps, autoresets and resets leave them as they were; a step with more or
+    fewer actions than envs raises a ValueError that names ``actions``, and the envs play on."""
+    envs = TextSyncVectorEnv([Counting] * n, info_keys=keys, autoreset_mode=mode)
     envs.reset(seed=0)
     kept = []
     for step in range(9):
-        result = envs.step(("go", "stop" if step == 4 else f"s{step}"))
+        result = envs.step(("go",) * (n - 1) + ("stop" if step == 4 else f"s{step}",))
         kept.append((result, copy.deepcopy(result)))
+        if step == 6:
+            envs.reset(options={"reset_mask": np.ones(n, dtype=np.bool_)})
     rewards = {float(r) for result, _ in kept for r in result[1]}
     assert len(rewards) >= 3 and any(result[3].any() for result, _ in kept)  # ends of both kinds on the way
     for result, copied in kept:
         same(result[1:], copied[1:])
-    for wrong in [("go",), ("go", "go", "go")]:
+    for wrong in [("go",) * (n - 1), ("go",) * (n + 1)]:
         with pytest.raises(ValueError, match="actions"):
             envs.step(wrong)
-    assert envs.step(["go", "go"])[0] and envs.step(iter(["go", "go"]))[0]  # a list or any iterable
+    assert envs.step(["go"] * n)[0] and envs.step(iter(["go"] * n))[0]  # a list or any iterable
     envs.close()
