@@ -81,6 +81,7 @@ Evidence = tuple[str, tuple, Hashable]
 #: The tag names of a query-game move (a regex for :func:`mtp_gym.parsing.find_tags`).
 ACTION_NAMES = "query_[a-z0-9_]+|answer"
 _OPEN_RE = re.compile(r"<\s*(query_[a-z0-9_]*|answer)\b", re.IGNORECASE)
+_QUERY_ARGS_SPLIT = re.compile(r"[,\s]+")
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ class QuerySpec:
 
     def example(self, args: Sequence[Any]) -> str:
         """The XML action asking this query with ``args``."""
-        return f"<{self.tag}>{', '.join(str(a) for a in args)}</{self.tag}>"
+        return f"<query_{self.name}>{', '.join(map(str, args))}</query_{self.name}>"
 
 
 def config_rng(game_name: str, level: int, index: int) -> np.random.Generator:
@@ -415,7 +416,7 @@ class Game(abc.ABC):
             if name == "name":  # the format's placeholder, copied
                 raise InvalidAction(f"<query_NAME> is the format: put a query's name in place of NAME ({known}).")
             raise InvalidAction(f"unknown query 'query_{name}'; the queries are: {known}.")
-        parts = [p for p in re.split(r"[,\s]+", content.strip().strip("()[]{}")) if p]
+        parts = [p for p in _QUERY_ARGS_SPLIT.split(content.strip().strip("()[]{}")) if p]
         if len(parts) != len(spec.args):
             raise InvalidAction(
                 f"query_{name} takes {len(spec.args)} argument(s), got {len(parts)} in {content[:60]!r}."
