@@ -106,21 +106,21 @@ def test_transformers_agent_plays_every_env(hf_agent, env_id):
 
 
 def test_concurrent_episodes_decode_in_one_batch_with_the_same_replies(hf_agent, tmp_path):
-    """Four Word Guess episodes on four worker threads: their greedy calls run as shared batches
+    """Three Word Guess episodes on three worker threads: their greedy calls run as shared batches
     (left padded: the vocabularies differ in length) and every reply equals the one-at-a-time run."""
     env_id = "MTP/WordGuess-v0"
     config = AgentConfig("hf:smollm2", {"max_new_tokens": MAX_TOKENS})
     kwargs = {env_id: short_kwargs(env_id)}
     batcher = hf_agent.batcher
-    alone = run_eval([env_id], config, tmp_path / "one", split="4", env_kwargs=kwargs, workers=1, progress=False)
+    alone = run_eval([env_id], config, tmp_path / "one", split="3", env_kwargs=kwargs, workers=1, progress=False)
     calls, runs = batcher.calls, batcher.runs
-    together = run_eval([env_id], config, tmp_path / "four", split="4", env_kwargs=kwargs, workers=4, progress=False)
+    together = run_eval([env_id], config, tmp_path / "three", split="3", env_kwargs=kwargs, workers=3, progress=False)
     assert batcher.runs - runs < batcher.calls - calls  # some calls shared a run
-    one, four = ({r["config_id"]: r for r in read_episodes(log.path)[0]} for log in (alone, together))
-    assert len(one) == 4 and sorted(one) == sorted(four)
+    one, three = ({r["config_id"]: r for r in read_episodes(log.path)[0]} for log in (alone, together))
+    assert len(one) == 3 and sorted(one) == sorted(three)
     for config_id, record in one.items():
-        assert record["transcript"] == four[config_id]["transcript"]
-        assert record["completion_tokens"] == four[config_id]["completion_tokens"]
+        assert record["transcript"] == three[config_id]["transcript"]
+        assert record["completion_tokens"] == three[config_id]["completion_tokens"]
 
 
 # ---------------------------------------------------------------- context overflow
