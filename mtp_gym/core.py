@@ -103,6 +103,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 import gymnasium as gym
+import numpy as np
 
 from mtp_gym.parsing import (
     MAX_DIGITS,
@@ -305,6 +306,36 @@ class FormatErrors:
             return f"Invalid action: {message} {count} {end}", True
         hint = f" {hint}" if hint else ""
         return f"Invalid action: {message}{hint} {count}", False
+
+
+class SeedSequence(np.random.SeedSequence):
+    """NumPy's ``SeedSequence`` whose :meth:`generate_state`, a pure function of its entropy,
+    spawn key and pool size, is kept for the last :data:`SEED_STATES_KEPT` inputs: a reset seeds
+    the generator Gymnasium's ``seeding.np_random`` makes (same state, ``spawn()`` and pickling)
+    in half the time, most of a seeding being the PCG64 words generated from the pool."""
+
+    def generate_state(self, n_words: int, dtype: Any = np.uint32) -> np.ndarray:
+        try:
+            key = (self.entropy, self.spawn_key, self.pool_size, n_words, dtype)
+            words = _SEED_STATES.get(key)
+        except TypeError:  # an entropy given as a list or an array: nothing kept
+            return super().generate_state(n_words, dtype)
+        if words is None:
+            if len(_SEED_STATES) >= SEED_STATES_KEPT:
+                _SEED_STATES.clear()
+            words = _SEED_STATES[key] = super().generate_state(n_words, dtype)
+        return words.copy()
+
+
+#: Inputs of :meth:`SeedSequence.generate_state` whose words are kept (emptied when full).
+SEED_STATES_KEPT = 4096
+_SEED_STATES: dict[tuple, np.ndarray] = {}
+
+
+def seeded_rng(seed: int) -> tuple[np.random.Generator, int]:
+    """Gymnasium's ``seeding.np_random(seed)`` for an int ``seed >= 0``: the generator and its
+    seed, from a :class:`SeedSequence`."""
+    return np.random.Generator(np.random.PCG64(SeedSequence(seed))), seed
 
 
 def control_field(name: str, options: list[str] | None = None) -> dict[str, Any]:
@@ -520,7 +551,9 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset()
+        if seed is not None:
+            self._seed(seed)
         config_id = None
         if options:
             unknown = set(options) - {"config_id"}
@@ -530,7 +563,7 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         if config_id is not None:
             config_id = self._check_config_id(config_id)
             if seed is None:  # a benchmark configuration always plays the same (opponents, simulated users)
-                super().reset(seed=config_id)
+                self._seed(config_id)
         elif self.configs == "benchmark":
             config_id = int(self.np_random.integers(self.num_configs))
         if config_id is None:
@@ -555,6 +588,13 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         if self.render_mode == "human" and not self.defer_human_render:
             self.render()
         return obs, self._info({}, True)
+
+    def _seed(self, seed: Any) -> None:
+        """``gym.Env.reset(seed=seed)``: the same generator (see :func:`seeded_rng`)."""
+        if type(seed) is int and seed >= 0:
+            self._np_random, self._np_random_seed = seeded_rng(seed)
+        else:  # Gymnasium's check names what is wrong with the seed
+            super().reset(seed=seed)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self._outcome is not None:

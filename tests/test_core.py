@@ -308,3 +308,43 @@ def test_the_transcript_is_the_episode_as_chat_messages_made_anew_per_call(capsy
     shown = capsys.readouterr().out  # human mode printed each message once, as it came
     assert shown.count("[ENV]\nSay a number.") == 1 and shown.count("[AGENT]\n3") == 1
     assert shown.endswith("[AGENT]\n3\n\n[ENV]\n2 next.\n")
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**40, 2**70])
+def test_a_reset_seeds_the_generator_gymnasiums_np_random_makes(seed, monkeypatch):
+    """``seeded_rng`` (every seeded reset and every reset to a configuration): the generator of
+    Gymnasium's ``seeding.np_random``, its state, seed, ``spawn()`` children and pickle, whether
+    its words come from the kept states or not; the words kept stay as generated when a caller
+    writes into those it got, and the states kept never pass their bound."""
+    import pickle
+
+    import numpy as np
+    from gymnasium.utils import seeding
+
+    from mtp_gym import core
+
+    monkeypatch.setattr(core, "SEED_STATES_KEPT", 3)
+    for _ in range(2):  # generated, then kept
+        theirs, their_seed = seeding.np_random(seed)
+        ours, our_seed = core.seeded_rng(seed)
+        assert ours.bit_generator.state == theirs.bit_generator.state and our_seed == their_seed == seed
+        assert repr(ours.bit_generator.seed_seq) == repr(theirs.bit_generator.seed_seq)
+        for mine, yours in zip(ours.spawn(2), theirs.spawn(2)):
+            assert mine.bit_generator.state == yours.bit_generator.state
+        assert (
+            pickle.loads(pickle.dumps(ours)).random(3).tolist() == ours.random(3).tolist() == theirs.random(3).tolist()
+        )
+        core.SeedSequence(seed).generate_state(4, np.uint64)[:] = 0  # the caller's copy
+    assert len(core._SEED_STATES) <= 3
+    env = Secret()
+    env.reset(seed=seed)
+    theirs, _ = seeding.np_random(seed)
+    assert env.secret[0] == int(theirs.integers(100)) and env.np_random_seed == seed
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "7"])
+def test_a_bad_seed_gets_gymnasiums_error(seed):
+    from gymnasium.error import Error
+
+    with pytest.raises(Error, match="Seed must be"):
+        Secret().reset(seed=seed)
