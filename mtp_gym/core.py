@@ -27,6 +27,10 @@ looks now), ``_timeout()`` (the reply when the turn budget runs out),
 ``super().__init__()`` resolves ``configs`` through ``num_configs``: a subclass sets whatever
 ``num_configs`` and ``_benchmark_mismatch()`` read before it calls ``super().__init__()``.
 
+A reset seeds ``self.np_random`` as ``gym.Env.reset(seed=...)`` does (with the config id when a
+configuration is asked for without a seed), through :func:`seeded_rng`: the same generator,
+with the PCG64 words of a seed seen before kept.
+
 A move whose :class:`Reply` has outcome ``"timeout"`` (a puzzle's own budget, e.g. the Turing
 Machine's round cap) ends the episode as a truncation, like the turn budget.
 
