@@ -98,7 +98,8 @@ class QuerySpec:
 
     def example(self, args: Sequence[Any]) -> str:
         """The XML action asking this query with ``args``."""
-        return f"<query_{self.name}>{', '.join(map(str, args))}</query_{self.name}>"
+        tag = self.tag
+        return f"<{tag}>{', '.join(map(str, args))}</{tag}>"
 
 
 def config_rng(game_name: str, level: int, index: int) -> np.random.Generator:
