@@ -19,6 +19,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -99,6 +100,8 @@ def batch_size(buffer: int) -> int:
 
 def train(model: Any, timesteps: int) -> tuple[EpisodeLog, float]:
     log = EpisodeLog(report_every=timesteps // 10 if timesteps >= 10_000 else 0)
+    # SB3's default logger makes an empty SB3-<time> folder in the temp dir on every learn().
+    model.set_logger(Logger(folder=None, output_formats=[]))
     start = time.perf_counter()
     model.learn(total_timesteps=timesteps, callback=log)
     return log, time.perf_counter() - start

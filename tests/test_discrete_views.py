@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import runpy
 import sys
+import tempfile
 from pathlib import Path
 
 import gymnasium as gym
@@ -261,6 +262,9 @@ def test_sb3_policy_works_with_word_guess_view() -> None:
 @pytest.mark.parametrize("script", ["train_circuit_decoding.py", "train_word_chain.py", "train_turing_machine.py"])
 def test_example_smoke(script: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.syspath_prepend(str(EXAMPLES))
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     monkeypatch.setattr(
         sys, "argv", [script, "--timesteps", "256", "--configs", "2", "--n-envs", "2", "--out", str(tmp_path)]
     )
@@ -269,6 +273,7 @@ def test_example_smoke(script: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     for row in ("trained", "trained-sampled", "view-random", "random", "oracle"):
         assert f"\n{row} " in out
     assert list(tmp_path.glob("*.png")) and list(tmp_path.glob("*.zip"))
+    assert not list(temp.glob("SB3-*")), "training left SB3's empty log folder in the temp dir"
 
 
 def test_sb3_policy_reads_the_episode_from_observations_only() -> None:
