@@ -96,6 +96,7 @@ def test_fault_diagnosis_outcome_is_explained_by_every_candidate(level):
         links, outcome = game.public["links"], set(game.public["outcome"])
         causes = game.candidate_states()
         assert low <= len(causes) <= high and game.hidden in causes
+        assert list(causes) == sorted(set(causes))  # distinct, in order
         assert len(set(links)) == len(links) and all(len(link) == 2 for link in links)
         for cause in causes:
             assert len(cause) == k
@@ -136,6 +137,7 @@ def test_weighed_basket_total_is_explained_by_every_candidate(level):
         weights, total = game.public["weights"], game.public["total"]
         causes = game.candidate_states()
         assert low <= len(causes) <= high and game.hidden in causes
+        assert list(causes) == sorted(set(causes))  # distinct, in order
         assert all(len(c) == game.params["k"] and sum(weights[i - 1] for i in c) == total for c in causes)
         assert game.respond(game.hidden, "weight", (game.params["n"],)) == total
         assert game.respond(game.hidden, "weight", (1,)) == (weights[0] if 1 in game.hidden else 0)

@@ -67,30 +67,43 @@ def _mask(items: tuple[int, ...]) -> int:
 def explanations(links: Links, outcome: tuple[int, ...], k: int) -> tuple[Cause, ...]:
     """Every ``k``-set of {sources} (numbers, sorted) whose links' union is exactly ``outcome``,
     sorted. The outcome has ``k * r`` {items} and every link ``r``, so such a set splits the
-    outcome: a search covers the lowest uncovered {item} by each link that holds it and fits."""
+    outcome: a search covers the lowest uncovered {item} by each link that holds it and fits.
+
+    A set of {sources} is a bitmask with {source} ``x`` at bit ``s - x``: the lowest number is
+    the highest bit, so the masks in decreasing order are the sets in increasing order."""
     target = _mask(outcome)
-    holding: dict[int, list[tuple[int, int]]] = {}  # lowest-bit index -> links (number, mask) holding it
+    s = len(links)
+    holding: dict[int, list[tuple[int, int]]] = {}  # lowest-bit index -> links (source bit, mask) holding it
     for x, link in enumerate(links, 1):
         m = _mask(link)
         if m & ~target == 0:
             for i in link:
-                holding.setdefault(i - 1, []).append((x, m))
-    out: list[Cause] = []
-    picked: list[int] = []
+                holding.setdefault(i - 1, []).append((1 << (s - x), m))
+    ends: dict[int, list[int]] = {target: [0]}
 
-    def walk(covered: int) -> None:
-        if covered == target:
-            out.append(tuple(sorted(picked)))
-            return
-        free = target & ~covered
-        for x, m in holding.get((free & -free).bit_length() - 1, ()):
-            if m & covered == 0:
-                picked.append(x)
-                walk(covered | m)
-                picked.pop()
+    def completions(covered: int) -> list[int]:
+        # the sets of links that split what ``covered`` leaves; reached by several partial
+        # sets, a covered set is completed once
+        done = ends.get(covered)
+        if done is None:
+            free = target & ~covered
+            done = ends[covered] = [
+                bit | rest
+                for bit, m in holding.get((free & -free).bit_length() - 1, ())
+                if m & covered == 0
+                for rest in completions(covered | m)
+            ]
+        return done
 
-    walk(0)
-    return tuple(sorted(out))
+    out = []
+    for picked in sorted(completions(0), reverse=True):
+        cause = []
+        while picked:
+            top = picked.bit_length()
+            cause.append(s + 1 - top)
+            picked ^= 1 << (top - 1)
+        out.append(tuple(cause))
+    return tuple(out)
 
 
 def _draw(n: int, k: int, e: int, d: int, rng: np.random.Generator) -> tuple[Links, tuple[int, ...]]:
