@@ -7,10 +7,12 @@ from itertools import product
 from math import comb
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import mtp_gym  # noqa: F401
 from mtp_gym.core import InvalidAction
+from mtp_gym.games._graph import add_other_pairs, all_pairs
 from mtp_gym.games.broken_link import BrokenLink, causes, cut_off
 from mtp_gym.games.connection_rule import FAMILIES, ConnectionRule
 from mtp_gym.games.hidden_coloring import HiddenColoring, groups_of
@@ -19,6 +21,27 @@ from mtp_gym.games.hidden_node import HiddenNode
 from mtp_gym.games.move_rule import MoveRule, kind_of
 from mtp_gym.games.outbreak_source import OutbreakSource, illness_days
 from mtp_gym.games.route_taken import RouteTaken, simple_paths
+
+
+def test_add_other_pairs_draws_what_a_choice_over_the_list_of_other_pairs_draws():
+    """The generators' extra edges: the same pairs and the same generator state as
+    ``rng.choice`` over the list of the pairs not yet taken (as the graphs were first drawn)."""
+    cases = np.random.default_rng(5)
+    for _ in range(1500):
+        n = int(cases.integers(2, 30))
+        pairs = all_pairs(n)
+        taken = {
+            pairs[int(j)] for j in cases.choice(len(pairs), size=int(cases.integers(len(pairs) + 1)), replace=False)
+        }
+        count = int(cases.integers(len(pairs) - len(taken) + 1))
+        seed = int(cases.integers(1 << 30))
+        listed, rng_listed = set(taken), np.random.default_rng(seed)
+        rest = [p for p in pairs if p not in listed]
+        listed.update(rest[int(i)] for i in rng_listed.choice(len(rest), size=count, replace=False))
+        added, rng_added = set(taken), np.random.default_rng(seed)
+        add_other_pairs(n, added, count, rng_added)
+        assert added == listed and len(added) == len(taken) + count
+        assert rng_added.bit_generator.state == rng_listed.bit_generator.state
 
 
 def test_hidden_edges_counts_and_answer_round_trip():

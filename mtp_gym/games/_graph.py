@@ -6,9 +6,10 @@ set is a sorted tuple of such pairs (hashable, JSON-friendly).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -36,10 +37,37 @@ def random_connected_graph(n: int, m: int, rng: np.random.Generator) -> tuple[Ed
         raise ValueError(f"m must be in {n - 1}..{n * (n - 1) // 2} for n={n}, got {m}")
     order = [int(x) + 1 for x in rng.permutation(n)]
     edges = {edge(order[i], order[int(rng.integers(i))]) for i in range(1, n)}
-    rest = [p for p in all_pairs(n) if p not in edges]
-    for i in rng.choice(len(rest), size=m - (n - 1), replace=False):
-        edges.add(rest[int(i)])
+    add_other_pairs(n, edges, m - (n - 1), rng)
     return tuple(sorted(edges))
+
+
+def add_other_pairs(n: int, edges: set[Edge], count: int, rng: np.random.Generator) -> None:
+    """Add to ``edges`` ``count`` distinct pairs of ``1..n`` not in it, drawn as
+    ``rng.choice(len(rest), size=count, replace=False)`` picks them from
+    ``rest = [p for p in all_pairs(n) if p not in edges]``, without building ``rest``."""
+    taken = sorted(_pair_rank(n, a, b) for a, b in edges)
+    for i in rng.choice(n * (n - 1) // 2 - len(taken), size=count, replace=False):
+        rank = int(i)
+        while (moved := int(i) + bisect_right(taken, rank)) != rank:  # the i-th rank not taken
+            rank = moved
+        edges.add(_pair_of_rank(n, rank))
+
+
+def _pair_rank(n: int, a: int, b: int) -> int:
+    """The index of ``(a, b)``, ``a < b``, in :func:`all_pairs` ``(n)``."""
+    return (a - 1) * n - (a - 1) * a // 2 + b - a - 1
+
+
+def _pair_of_rank(n: int, rank: int) -> Edge:
+    starts = _pair_starts(n)
+    a = bisect_right(starts, rank)
+    return a, a + 1 + rank - starts[a - 1]
+
+
+@lru_cache(maxsize=64)
+def _pair_starts(n: int) -> tuple[int, ...]:
+    """The rank of ``(a, a + 1)`` for ``a`` in ``1..n - 1``."""
+    return tuple(_pair_rank(n, a, a + 1) for a in range(1, n))
 
 
 def adjacency(n: int, edges: Iterable[Sequence[int]]) -> dict[int, list[int]]:

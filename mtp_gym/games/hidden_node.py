@@ -35,7 +35,15 @@ from typing import Any
 
 import numpy as np
 
-from mtp_gym.games._graph import Edge, ShownGraphGame, adjacency, all_pairs, bfs_distances, edge, random_connected_graph
+from mtp_gym.games._graph import (
+    Edge,
+    ShownGraphGame,
+    add_other_pairs,
+    adjacency,
+    bfs_distances,
+    edge,
+    random_connected_graph,
+)
 from mtp_gym.games.base import QuerySpec, answer_number
 from mtp_gym.games.domains import Story, nouns
 
@@ -48,15 +56,14 @@ def graph_without_leaves(n: int, m: int, rng: np.random.Generator) -> tuple[Edge
     adj = adjacency(n, edges)
     for v in range(1, n + 1):
         if len(adj[v]) == 1:
-            others = [u for u in range(1, n + 1) if u != v and u not in adj[v]]
-            u = others[int(rng.integers(len(others)))]
+            u = int(rng.integers(n - 2)) + 1  # that index of the nodes but v and its neighbour, in order
+            for skipped in sorted((v, adj[v][0])):
+                u += u >= skipped
             edges.add(edge(u, v))
             adj[u].append(v)
             adj[v].append(u)
     if len(edges) < m:
-        rest = [p for p in all_pairs(n) if p not in edges]
-        for i in rng.choice(len(rest), size=m - len(edges), replace=False):
-            edges.add(rest[int(i)])
+        add_other_pairs(n, edges, m - len(edges), rng)
     return tuple(sorted(edges))
 
 
