@@ -8,7 +8,7 @@ import pytest
 import mtp_gym  # noqa: F401
 from mtp_gym.core import InvalidAction
 from mtp_gym.games.hidden_order import HiddenOrder, merged, place_of
-from mtp_gym.games.lost_items import LostItems, count_explanations, explanations, received
+from mtp_gym.games.lost_items import LostItems, count_explanations, explanations, nth_explanation, received
 from mtp_gym.games.range_sums import RangeSums
 from mtp_gym.games.sequence_rule import SequenceRule, terms
 from mtp_gym.games.sequence_transform import SequenceTransform, apply_rule
@@ -220,6 +220,7 @@ def test_lost_items_explanations():
         got = received(sent, tuple(sorted(int(x) + 1 for x in rng.choice(n, size=d, replace=False))))
         brute = tuple(c for c in itertools.combinations(range(1, n + 1), d) if received(sent, c) == got)
         assert explanations(sent, got, d) == brute and count_explanations(sent, got, d) == len(brute)
+        assert tuple(nth_explanation(sent, got, d, i) for i in range(len(brute))) == brute
     game = LostItems(1, {"sent": "ABABABAB", "received": "ABBAB"}, hidden=(3, 4, 5))
     assert game.respond(game.hidden, "arrived", (4,)) == 2
     assert game.respond(game.hidden, "arrived", (8,)) == 5

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from functools import cache, lru_cache
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -61,17 +62,28 @@ def _runs(sent: str, got: str) -> list[list[int]]:
 @lru_cache(maxsize=16)  # a draw counts, then unranks, the same outcome
 def _ways(sent: str, got: str) -> tuple[list[list[int]], Callable[[int, int], int]]:
     """``run`` (:func:`_runs`) and ``ways(i, j)``: how many sets of lost positions of
-    ``sent[i:]`` leave exactly ``got[j:]``."""
+    ``sent[i:]`` leave exactly ``got[j:]``.
+
+    Tabulated by diagonal, ``D = i - j`` items lost so far, from the last (``D = d``: what is
+    left must match as it is): keeping ``x`` matching items and losing the next moves to
+    ``(i + x + 1, j + x)`` on diagonal ``D + 1``, so ``ways(i, j)`` adds up a stretch of that
+    diagonal, read off its prefix sums."""
     n, m = len(sent), len(got)
+    d = n - m
     run = _runs(sent, got)
-
-    @cache
-    def ways(i: int, j: int) -> int:
-        if n - i == m - j:
-            return int(run[i][j] >= m - j)
-        return sum(ways(i + x + 1, j + x) for x in range(min(run[i][j], m - j) + 1))
-
-    return run, ways
+    table: list[list[int]] = [[]] * (d + 1)  # table[D][i] = ways(i, i - D)
+    for lost in range(d, -1, -1):
+        row = [0] * (n + 1)
+        if lost == d:
+            for i in range(d, n + 1):
+                row[i] = int(run[i][i - d] >= n - i)
+        else:
+            prefix = [0, *accumulate(table[lost + 1])]  # prefix[k]: the sum of its first k
+            for i in range(lost, m + lost + 1):
+                j = i - lost
+                row[i] = prefix[i + 2 + min(run[i][j], m - j)] - prefix[i + 1]
+        table[lost] = row
+    return run, lambda i, j: table[i - j][i]
 
 
 def count_explanations(sent: str, got: str, d: int) -> int:
