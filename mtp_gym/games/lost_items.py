@@ -64,14 +64,14 @@ def _ways(sent: str, got: str) -> tuple[list[list[int]], Callable[[int, int], in
     """``run`` (:func:`_runs`) and ``ways(i, j)``: how many sets of lost positions of
     ``sent[i:]`` leave exactly ``got[j:]``.
 
-    Tabulated by diagonal, ``D = i - j`` items lost so far, from the last (``D = d``: what is
-    left must match as it is): keeping ``x`` matching items and losing the next moves to
-    ``(i + x + 1, j + x)`` on diagonal ``D + 1``, so ``ways(i, j)`` adds up a stretch of that
+    Tabulated by diagonal, ``lost = i - j`` items lost so far, from the last (``lost = d``: what
+    is left must match as it is): keeping ``x`` matching items and losing the next moves to
+    ``(i + x + 1, j + x)`` on diagonal ``lost + 1``, so ``ways(i, j)`` adds up a stretch of that
     diagonal, read off its prefix sums."""
     n, m = len(sent), len(got)
     d = n - m
     run = _runs(sent, got)
-    table: list[list[int]] = [[]] * (d + 1)  # table[D][i] = ways(i, i - D)
+    table: list[list[int]] = [[]] * (d + 1)  # table[lost][i] = ways(i, i - lost)
     for lost in range(d, -1, -1):
         row = [0] * (n + 1)
         if lost == d:
