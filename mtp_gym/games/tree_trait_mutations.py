@@ -100,15 +100,17 @@ class _Ways:
                 self.own[v], self.rest[v] = (none, none), ((none,), (none,))
                 continue
             own, rest = [], []
-            for t in (0, 1):
+            # below an unobserved node every leaf may take either state, so its state changes
+            # nothing below it: the tables of state 1 are those of state 0
+            for t in (0,) if unseen >> v & 1 else (0, 1):
                 polys = tuple(self._child_poly(c, t) for c in self.kids[v])
                 suffix = [none]
                 for poly in reversed(polys):
                     suffix.append(convolve_counts(poly, suffix[-1]))
                 own.append(suffix[-1])
                 rest.append(tuple(suffix[::-1]))
-            self.own[v] = (own[0], own[1])
-            self.rest[v] = (rest[0], rest[1])
+            self.own[v] = (own[0], own[-1])
+            self.rest[v] = (rest[0], rest[-1])
 
     def _child_poly(self, c: int, t: int) -> Poly:
         """The ways for child ``c`` and its subtree under a parent in state ``t``: the sum over
@@ -144,6 +146,8 @@ class _Ways:
         out: list[int] = []
 
         def walk(v: int, t: int, j: int) -> None:
+            if j == 0:  # no mark below: each child's one option, (t, 0), is what rng.integers(1) draws, unused
+                return
             for i, c in enumerate(self.kids[v]):
                 options = [(s, below) for s in self.states[c] for below in range(j - int(s != t) + 1)]
                 weights = [
