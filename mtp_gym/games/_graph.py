@@ -47,8 +47,8 @@ def add_other_pairs(n: int, edges: set[Edge], count: int, rng: np.random.Generat
     ``rest = [p for p in all_pairs(n) if p not in edges]``, without building ``rest``."""
     taken = sorted(_pair_rank(n, a, b) for a, b in edges)
     for i in rng.choice(n * (n - 1) // 2 - len(taken), size=count, replace=False):
-        rank = int(i)
-        while (moved := int(i) + bisect_right(taken, rank)) != rank:  # the i-th rank not taken
+        index = rank = int(i)
+        while (moved := index + bisect_right(taken, rank)) != rank:  # the index-th rank not taken
             rank = moved
         edges.add(_pair_of_rank(n, rank))
 
