@@ -29,12 +29,14 @@ next (not the listed order) is a better sweep: 3 days of a {person} rule out eve
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Hashable
 from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
 
+from mtp_gym.games._draws import ExactDraws
 from mtp_gym.games._graph import Edge, ShownGraphGame, adjacency, bfs_distances, edge
 from mtp_gym.games.base import QuerySpec, answer_number
 from mtp_gym.games.domains import Story, nouns
@@ -47,9 +49,10 @@ def two_contact_network(n: int, rng: np.random.Generator) -> tuple[Edge, ...]:
     to two distinct earlier ones (``2n - 3`` links; the first two are linked)."""
     order = [int(v) + 1 for v in rng.permutation(n)]
     edges = {edge(order[0], order[1])} if n > 1 else set()
-    for i in range(2, n):
-        for j in rng.choice(i, size=2, replace=False):
-            edges.add(edge(order[i], order[int(j)]))
+    with ExactDraws(rng) as draws:  # rng.choice(i, size=2, replace=False), 200 times
+        for i in range(2, n):
+            for j in draws.choice(i, 2):
+                edges.add(edge(order[i], order[j]))
     return tuple(sorted(edges))
 
 
@@ -57,13 +60,15 @@ def grow_group(n: int, edges: tuple[Edge, ...], size: int, rng: np.random.Genera
     """A random connected group of ``size`` nodes, grown from a random node."""
     adj = adjacency(n, edges)
     start = int(rng.integers(1, n + 1))
-    group, frontier = {start}, set(adj[start]) - {start}  # frontier: the group's neighbours outside it
+    frontier = sorted(set(adj[start]) - {start})  # the group's neighbours outside it, in order
+    group, seen = [start], {start, *frontier}  # seen: the group and its frontier
     while len(group) < size:
-        ordered = sorted(frontier)
-        added = ordered[int(rng.integers(len(ordered)))]
-        group.add(added)
-        frontier.discard(added)
-        frontier.update(w for w in adj[added] if w not in group)
+        added = frontier.pop(int(rng.integers(len(frontier))))
+        group.append(added)
+        for w in adj[added]:
+            if w not in seen:
+                insort(frontier, w)
+                seen.add(w)
     return tuple(sorted(group))
 
 

@@ -1,0 +1,111 @@
+"""Small integer draws of a NumPy ``Generator``, made in Python, bit for bit as NumPy makes them.
+
+``Generator.integers`` and ``Generator.choice`` spend microseconds per call on their arguments
+before they draw, which dominates a generator that draws hundreds of small integers one by one
+(OutbreakSource's networks, HiddenColoring's free nodes). :class:`ExactDraws` reads the
+generator's 32-bit words in blocks and makes the same draws from them:
+
+- ``integers(k)`` (``1 <= k < 2**32``): one word through Lemire's method
+  (``word * k >> 32``, redrawn when the low half falls under ``2**32 mod k``), none for ``k == 1``;
+- ``choice(m, size, replace=False)``: Floyd's algorithm (for ``j`` in ``m - size .. m - 1``, a
+  draw in ``0..j``, ``j`` itself in place of one already taken) and then a Fisher-Yates
+  shuffle of the picks (for ``i`` from ``size - 1`` down to 1, a draw in ``0..i``), which is
+  NumPy's way for ``m <= 10,000`` or ``size > m // 50``, so for every ``size <= 2``.
+
+A PCG64 generator hands out a 64-bit word's low half and keeps the high half for the next
+32-bit draw; :meth:`ExactDraws.close` leaves the generator where those calls would have left it,
+its state and that kept half included. Any other bit generator is called directly.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+_BLOCK = 64  # 64-bit words read at a time
+_LOW = np.uint64(0xFFFFFFFF)
+_HIGH = np.uint64(32)
+
+
+class ExactDraws:
+    """The draws of ``rng.integers`` and ``rng.choice(..., replace=False)`` made without their
+    call overhead; use as a context manager (or call :meth:`close`), and draw from ``rng``
+    itself only after."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self._rng = rng
+        bits = rng.bit_generator
+        self._bits: Any = bits if type(bits) is np.random.PCG64 else None
+        if self._bits is not None:
+            self._state = bits.state
+            self._kept = int(self._state["has_uint32"])
+            self._halves: list[int] = [int(self._state["uinteger"])] if self._kept else []
+            self._used = 0  # halves taken, the kept one included
+
+    def _more(self) -> None:
+        words = self._bits.random_raw(_BLOCK)
+        halves = np.empty(2 * _BLOCK, dtype=np.uint64)
+        halves[0::2] = words & _LOW
+        halves[1::2] = words >> _HIGH
+        self._halves += halves.tolist()
+
+    def integers(self, k: int) -> int:
+        """``int(rng.integers(k))``, ``1 <= k < 2**32``."""
+        if self._bits is None:
+            return int(self._rng.integers(k))
+        if not 1 <= k < 1 << 32:
+            raise ValueError(f"k must be in 1..2**32 - 1, got {k}")
+        if k == 1:
+            return 0
+        halves = self._halves
+        while True:
+            if self._used == len(halves):
+                self._more()
+            product = halves[self._used] * k
+            self._used += 1
+            low = product & 0xFFFFFFFF
+            if low >= k or low >= (1 << 32) % k:
+                return product >> 32
+
+    def choice(self, m: int, size: int) -> list[int]:
+        """``rng.choice(m, size=size, replace=False).tolist()``."""
+        if self._bits is None or (m > 10_000 and size > m // 50):
+            return [int(v) for v in self._rng.choice(m, size=size, replace=False)]
+        if not 0 <= size <= m:
+            raise ValueError(f"size must be in 0..m ({m}), got {size}")
+        picks: list[int] = []
+        for j in range(m - size, m):
+            value = self.integers(j + 1)
+            picks.append(j if value in picks else value)
+        for i in range(size - 1, 0, -1):
+            j = self.integers(i + 1)
+            picks[i], picks[j] = picks[j], picks[i]
+        return picks
+
+    def close(self) -> None:
+        """Leave the generator as the draws made would have left it; later draws go to it directly."""
+        bits, self._bits = self._bits, None
+        if bits is None or self._used == 0:  # nothing drawn (and nothing read)
+            return
+        fresh = self._used - self._kept  # halves taken from the words read here
+        state = self._state
+        if fresh > 0:
+            bits.state = state
+            bits.advance((fresh + 1) // 2)
+            state = bits.state
+            # an odd count keeps the last word's high half; NumPy leaves the last high half stored either way
+            state["has_uint32"] = fresh % 2
+            state["uinteger"] = self._halves[self._used - 1 + fresh % 2]
+        elif self._used:  # only the kept half taken
+            state = {**state, "has_uint32": 0}
+        bits.state = state
+
+    def __enter__(self) -> ExactDraws:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
