@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from mtp_gym.core import InvalidAction
+from mtp_gym.games._draws import ExactDraws
 from mtp_gym.games._graph import Edge, ShownGraphGame, adjacency, edge, parse_ints
 from mtp_gym.games.base import QuerySpec
 from mtp_gym.games.domains import Story, nouns
@@ -61,18 +62,18 @@ def chain_graph(
     group = {v: i % 3 + 1 for i, v in enumerate(core)}
     edges = {edge(core[i], core[j]) for i in range(chain) for j in (i + 1, i + 2) if j < chain}
     pairs = [edge(a, b) for a, b in combinations(core, 2) if group[a] != group[b] and edge(a, b) not in edges]
-    for i in rng.choice(len(pairs), size=min(extra, len(pairs)), replace=False):
-        edges.add(pairs[int(i)])
-    for v in rest[:forced]:
-        g1, g2 = (int(g) for g in rng.choice(GROUPS, size=2, replace=False))
-        for g in (g1, g2):
-            same = [u for u in core if group[u] == g]
-            edges.add(edge(v, same[int(rng.integers(len(same)))]))
-        group[v] = 6 - g1 - g2
-    ones = [u for u in core if group[u] == 1]
-    for v in rest[forced:]:
-        for u in rng.choice(ones, size=min(len(ones), int(rng.integers(1, 3))), replace=False):
-            edges.add(edge(v, int(u)))
+    members = {g: [u for u in core if group[u] == g] for g in GROUPS}
+    ones = members[1]
+    with ExactDraws(rng) as draws:  # the draws of rng.choice and rng.integers, a hundred of them
+        edges.update(pairs[i] for i in draws.choice(len(pairs), min(extra, len(pairs))))
+        for v in rest[:forced]:
+            g1, g2 = (GROUPS[i] for i in draws.choice(len(GROUPS), 2))
+            for g in (g1, g2):
+                same = members[g]
+                edges.add(edge(v, same[draws.integers(len(same))]))
+            group[v] = 6 - g1 - g2
+        for v in rest[forced:]:
+            edges.update(edge(v, ones[i]) for i in draws.choice(len(ones), min(len(ones), 1 + draws.integers(2))))
     return tuple(sorted(edges)), (core[0], core[1], core[2]), group
 
 
