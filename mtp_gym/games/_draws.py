@@ -24,9 +24,7 @@ from typing import Any
 
 import numpy as np
 
-_BLOCK = 64  # 64-bit words read at a time
-_LOW = np.uint64(0xFFFFFFFF)
-_HIGH = np.uint64(32)
+_FIRST_BLOCK, _LAST_BLOCK = 8, 256  # 64-bit words read at a time, doubling from the first
 
 
 class ExactDraws:
@@ -39,17 +37,12 @@ class ExactDraws:
         bits = rng.bit_generator
         self._bits: Any = bits if type(bits) is np.random.PCG64 else None
         if self._bits is not None:
-            self._state = bits.state
-            self._kept = int(self._state["has_uint32"])
-            self._halves: list[int] = [int(self._state["uinteger"])] if self._kept else []
-            self._used = 0  # halves taken, the kept one included
-
-    def _more(self) -> None:
-        words = self._bits.random_raw(_BLOCK)
-        halves = np.empty(2 * _BLOCK, dtype=np.uint64)
-        halves[0::2] = words & _LOW
-        halves[1::2] = words >> _HIGH
-        self._halves += halves.tolist()
+            state = bits.state
+            self._stored = state["uinteger"]  # the last high half stored (NumPy keeps it after use)
+            self._kept = self._stored if state["has_uint32"] else None  # the next 32-bit draw's, if kept
+            self._words: list[int] = []  # the last block of words read
+            self._next = 0  # its first word not used
+            self._block = _FIRST_BLOCK
 
     def integers(self, k: int) -> int:
         """``int(rng.integers(k))``, ``1 <= k < 2**32``."""
@@ -59,12 +52,19 @@ class ExactDraws:
             raise ValueError(f"k must be in 1..2**32 - 1, got {k}")
         if k == 1:
             return 0
-        halves = self._halves
         while True:
-            if self._used == len(halves):
-                self._more()
-            product = halves[self._used] * k
-            self._used += 1
+            half = self._kept
+            if half is None:
+                if self._next == len(self._words):
+                    self._words, self._next = self._bits.random_raw(self._block).tolist(), 0
+                    self._block = min(2 * self._block, _LAST_BLOCK)
+                word = self._words[self._next]
+                self._next += 1
+                half, self._kept = word & 0xFFFFFFFF, word >> 32
+                self._stored = self._kept
+            else:
+                self._kept = None
+            product = half * k
             low = product & 0xFFFFFFFF
             if low >= k or low >= (1 << 32) % k:
                 return product >> 32
@@ -87,19 +87,13 @@ class ExactDraws:
     def close(self) -> None:
         """Leave the generator as the draws made would have left it; later draws go to it directly."""
         bits, self._bits = self._bits, None
-        if bits is None or self._used == 0:  # nothing drawn (and nothing read)
+        if bits is None:
             return
-        fresh = self._used - self._kept  # halves taken from the words read here
-        state = self._state
-        if fresh > 0:
-            bits.state = state
-            bits.advance((fresh + 1) // 2)
-            state = bits.state
-            # an odd count keeps the last word's high half; NumPy leaves the last high half stored either way
-            state["has_uint32"] = fresh % 2
-            state["uinteger"] = self._halves[self._used - 1 + fresh % 2]
-        elif self._used:  # only the kept half taken
-            state = {**state, "has_uint32": 0}
+        unused = len(self._words) - self._next
+        if unused:  # read ahead: step back (the generator's state is an LCG modulo 2**128)
+            bits.advance((1 << 128) - unused)
+        state = bits.state
+        state["has_uint32"], state["uinteger"] = int(self._kept is not None), self._stored
         bits.state = state
 
     def __enter__(self) -> ExactDraws:

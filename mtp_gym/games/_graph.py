@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from mtp_gym.core import InvalidAction
+from mtp_gym.games._draws import ExactDraws
 from mtp_gym.games.base import Game
 from mtp_gym.parsing import ints
 
@@ -36,7 +37,8 @@ def random_connected_graph(n: int, m: int, rng: np.random.Generator) -> tuple[Ed
     if not n - 1 <= m <= n * (n - 1) // 2:
         raise ValueError(f"m must be in {n - 1}..{n * (n - 1) // 2} for n={n}, got {m}")
     order = [int(x) + 1 for x in rng.permutation(n)]
-    edges = {edge(order[i], order[int(rng.integers(i))]) for i in range(1, n)}
+    with ExactDraws(rng) as draws:  # rng.integers(i) per node
+        edges = {edge(order[i], order[draws.integers(i)]) for i in range(1, n)}
     add_other_pairs(n, edges, m - (n - 1), rng)
     return tuple(sorted(edges))
 

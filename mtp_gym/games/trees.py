@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from mtp_gym.games._draws import ExactDraws
 from mtp_gym.games.base import Game
 
 __all__ = [
@@ -64,19 +65,20 @@ def random_tree(n: int, depth: int, max_children: int, rng: np.random.Generator)
     level = list(range(depth + 1))
     kids = [1] * depth + [0]
     open_nodes = [v for v in range(depth + 1) if level[v] < depth and kids[v] < max_children]  # in number order
-    for i in range(depth + 1, n):
-        if not open_nodes:
-            raise ValueError(f"no tree of {n} nodes fits depth {depth} with {max_children} children")
-        at = int(rng.integers(len(open_nodes)))
-        p = open_nodes[at]
-        parent.append(p)
-        level.append(level[p] + 1)
-        kids[p] += 1
-        kids.append(0)
-        if kids[p] == max_children:
-            del open_nodes[at]
-        if level[i] < depth and max_children:
-            open_nodes.append(i)
+    with ExactDraws(rng) as draws:  # rng.integers(len(open_nodes)) per node
+        for i in range(depth + 1, n):
+            if not open_nodes:
+                raise ValueError(f"no tree of {n} nodes fits depth {depth} with {max_children} children")
+            at = draws.integers(len(open_nodes))
+            p = open_nodes[at]
+            parent.append(p)
+            level.append(level[p] + 1)
+            kids[p] += 1
+            kids.append(0)
+            if kids[p] == max_children:
+                del open_nodes[at]
+            if level[i] < depth and max_children:
+                open_nodes.append(i)
     return bfs_numbering(parent)[0]
 
 
