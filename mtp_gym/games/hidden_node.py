@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from mtp_gym.games._draws import ExactDraws
 from mtp_gym.games._graph import (
     Edge,
     ShownGraphGame,
@@ -54,14 +55,15 @@ def graph_without_leaves(n: int, m: int, rng: np.random.Generator) -> tuple[Edge
     other node, then random extra edges up to ``m`` (more if the leaves needed them)."""
     edges = set(random_connected_graph(n, n - 1, rng))
     adj = adjacency(n, edges)
-    for v in range(1, n + 1):
-        if len(adj[v]) == 1:
-            u = int(rng.integers(n - 2)) + 1  # that index of the nodes but v and its neighbour, in order
-            for skipped in sorted((v, adj[v][0])):
-                u += u >= skipped
-            edges.add(edge(u, v))
-            adj[u].append(v)
-            adj[v].append(u)
+    with ExactDraws(rng) as draws:  # rng.integers(n - 2) per leaf
+        for v in range(1, n + 1):
+            if len(adj[v]) == 1:
+                u = draws.integers(n - 2) + 1  # that index of the nodes but v and its neighbour, in order
+                for skipped in sorted((v, adj[v][0])):
+                    u += u >= skipped
+                edges.add(edge(u, v))
+                adj[u].append(v)
+                adj[v].append(u)
     if len(edges) < m:
         add_other_pairs(n, edges, m - len(edges), rng)
     return tuple(sorted(edges))
