@@ -12,7 +12,7 @@ import pytest
 
 import mtp_gym  # noqa: F401
 from mtp_gym.core import InvalidAction
-from mtp_gym.games._graph import add_other_pairs, all_pairs
+from mtp_gym.games._graph import add_other_pairs, all_pairs, random_connected_graph
 from mtp_gym.games.broken_link import BrokenLink, causes, cut_off
 from mtp_gym.games.connection_rule import FAMILIES, ConnectionRule
 from mtp_gym.games.hidden_coloring import HiddenColoring, groups_of
@@ -20,7 +20,7 @@ from mtp_gym.games.hidden_edges import HiddenEdges
 from mtp_gym.games.hidden_node import HiddenNode
 from mtp_gym.games.move_rule import MoveRule, kind_of
 from mtp_gym.games.outbreak_source import OutbreakSource, illness_days
-from mtp_gym.games.route_taken import RouteTaken, simple_paths
+from mtp_gym.games.route_taken import RouteTaken, _paths, simple_paths
 
 
 def test_add_other_pairs_draws_what_a_choice_over_the_list_of_other_pairs_draws():
@@ -270,6 +270,32 @@ def test_route_taken_candidates_are_the_simple_paths_of_the_observed_length():
                 r[0] == game.public["s"] and r[-1] == game.public["t"] and len(set(r)) == len(r) == game.public["L"] + 1
             )
             assert all((min(a, b), max(a, b)) in edges for a, b in zip(r, r[1:]))
+
+
+def test_route_taken_paths_are_a_plain_dfs_s_paths_in_its_order_and_stop_past_the_cap():
+    """The pruned search (distance bound, the last two and three hops in loops) lists what a plain
+    depth-first search lists, in its order, and with a cap the first ``cap + 1`` of them."""
+
+    def plain(adj: dict, path: list, t: int, left: int, out: list) -> None:
+        if left == 0:
+            if path[-1] == t:
+                out.append(tuple(path))
+            return
+        for w in adj[path[-1]]:
+            if w not in path:
+                plain(adj, [*path, w], t, left - 1, out)
+
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        n = int(rng.integers(4, 10))
+        edges = random_connected_graph(n, int(rng.integers(n - 1, n * (n - 1) // 2 + 1)), rng)
+        adj = {v: sorted(w for e in edges if v in e for w in e if w != v) for v in range(1, n + 1)}
+        for s_, t_ in ((1, n), (2, 1), (n, 3)):
+            for length in range(1, n):
+                listed: list = []
+                plain(adj, [s_], t_, length, listed)
+                assert _paths(n, edges, s_, t_, length, None) == listed
+                assert _paths(n, edges, s_, t_, length, 2) == listed[:3]
 
 
 def test_route_taken_items_outnumber_the_budget_from_level_2():

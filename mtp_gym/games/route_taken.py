@@ -82,6 +82,17 @@ def _paths(n: int, edges: tuple[Edge, ...], s: int, t: int, length: int, cap: in
                         return True
             return False
         on[v] = True
+        if left == 3:  # the last three hops in one loop: no call per path
+            for w in adj[v]:
+                if not on[w] and to_t[w] <= 2 and w != t:
+                    for x in via[w]:
+                        if not on[x] and x != t:
+                            out.append((*path, w, x, t))
+                            if len(out) == stop_at:
+                                on[v] = False
+                                return True
+            on[v] = False
+            return False
         left -= 1
         for w in adj[v]:
             if not on[w] and to_t[w] <= left and w != t:
