@@ -32,10 +32,11 @@ scan fits.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import cached_property, lru_cache
 from itertools import combinations
 from math import comb
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -70,7 +71,7 @@ def boundary(edges: tuple[Edge, ...], outcome: tuple[int, ...]) -> tuple[Edge, .
     return tuple(e for e in edges if (e[0] in lost) != (e[1] in lost))
 
 
-def cycle_labels(n: int, links: list[Edge], root: int) -> dict[Edge, int]:
+def cycle_labels(n: int, links: Sequence[Edge], root: int) -> dict[Edge, int]:
     """A bit mask per link of a connected network: bit ``i`` is set when the link lies on the
     ``i``-th fundamental cycle of a BFS tree from ``root``. Removing a set of links disconnects
     the network exactly when the masks of some non-empty subset of it XOR to 0 (the set holds a
@@ -98,7 +99,7 @@ def cycle_labels(n: int, links: list[Edge], root: int) -> dict[Edge, int]:
     return labels
 
 
-def _independent(links: list[Edge], labels: dict[Edge, int], r: int) -> list[tuple[Edge, ...]]:
+def _independent(links: Sequence[Edge], labels: Mapping[Edge, int], r: int) -> list[tuple[Edge, ...]]:
     """Every ``r``-set of ``links`` whose masks are independent over GF(2) (no subset XORs to
     0: removing them all keeps the network connected), in ``combinations`` order."""
     if r == 0:
@@ -132,31 +133,33 @@ class _Parts(NamedTuple):
     positions in ``order``, the sorted links), the links ``inside`` the cut-off part and those
     of the ``rest`` with their cycle ``labels``."""
 
-    order: list[Edge]
-    cut: list[int]
-    inside: list[Edge]
-    rest: list[Edge]
-    labels: dict[Edge, int]
+    order: tuple[Edge, ...]
+    cut: tuple[int, ...]
+    inside: tuple[Edge, ...]
+    rest: tuple[Edge, ...]
+    labels: Mapping[Edge, int]
     extra: int
 
 
+@lru_cache(maxsize=256)  # a draw counts the causes, then reads one: the parts built once
 def _parts(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) -> _Parts | None:
-    """The parts of the causes of ``outcome``, or ``None`` when it has no cause."""
+    """The parts of the causes of ``outcome``, or ``None`` when it has no cause (read-only: cached)."""
     lost = set(outcome)
     cut = boundary(edges, outcome)
     extra = k - len(cut)
     if not lost or HUB in lost or extra < 0:
         return None
-    inside = [e for e in edges if e[0] in lost and e[1] in lost]
-    rest = [e for e in edges if e[0] not in lost and e[1] not in lost]
+    inside = tuple(e for e in edges if e[0] in lost and e[1] in lost)
+    rest = tuple(e for e in edges if e[0] not in lost and e[1] not in lost)
     if len(bfs_distances(adjacency(n, rest), HUB)) != n - len(lost):
         return None  # the rest is cut apart with no link broken at all
-    order = sorted(edges)
+    order = tuple(sorted(edges))
     index = {e: i for i, e in enumerate(order)}
-    return _Parts(order, [index[e] for e in cut], inside, rest, cycle_labels(n, rest, HUB), extra)
+    labels = MappingProxyType(cycle_labels(n, rest, HUB))
+    return _Parts(order, tuple(index[e] for e in cut), inside, rest, labels, extra)
 
 
-def _independent_count(links: list[Edge], labels: dict[Edge, int], r: int) -> int:
+def _independent_count(links: Sequence[Edge], labels: Mapping[Edge, int], r: int) -> int:
     """``len(_independent(links, labels, r))``, without listing them for ``r <= 2``."""
     if r == 0:
         return 1
@@ -221,12 +224,14 @@ def _row_keys(rows: np.ndarray, base: int) -> np.ndarray | None:
 
 
 @lru_cache(maxsize=256)
-def cause_rows(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]) -> tuple[np.ndarray, list[Edge]]:
+def cause_rows(
+    n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...]
+) -> tuple[np.ndarray, tuple[Edge, ...]]:
     """Every cause of ``outcome`` as a row of positions in the sorted links (each row sorted,
     the rows in lexicographic order: the order of :func:`causes`), and the sorted links."""
     parts = _parts(n, edges, k, outcome)
     if parts is None:
-        return np.zeros((0, k), dtype=np.int64), sorted(edges)
+        return np.zeros((0, k), dtype=np.int64), tuple(sorted(edges))
     rows = _unordered_rows(parts, k)
     keys = _row_keys(rows, len(parts.order))
     rows = rows[np.lexsort(rows.T[::-1]) if keys is None else np.argsort(keys)]
