@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from functools import cache, cached_property, lru_cache
+from operator import add
 from typing import Any
 
 import numpy as np
@@ -119,7 +120,7 @@ class _Ways:
         if len(states) == 1:
             return own[t] if states[0] == t else _shift(own[states[0]], 1)
         same, other = own[t], own[1 - t]
-        return (same[0], *(same[j] + other[j - 1] for j in range(1, len(same))))
+        return (same[0], *map(add, same[1:], other))  # term j: same[j] + other[j - 1]
 
     def total(self) -> int:
         return self.own[1][0][self.k]
