@@ -9,8 +9,9 @@ generator's 32-bit words in blocks and makes the same draws from them:
   (``word * k >> 32``, redrawn when the low half falls under ``2**32 mod k``), none for ``k == 1``;
 - ``choice(m, size, replace=False)``: Floyd's algorithm (for ``j`` in ``m - size .. m - 1``, a
   draw in ``0..j``, ``j`` itself in place of one already taken) and then a Fisher-Yates
-  shuffle of the picks (for ``i`` from ``size - 1`` down to 1, a draw in ``0..i``), which is
-  NumPy's way for ``m <= 10,000`` or ``size > m // 50``, so for every ``size <= 2``.
+  shuffle of the picks (for ``i`` from ``size - 1`` down to 1, a draw in ``0..i``): NumPy's way
+  but past ``m = 10,000`` with ``size > m // 50`` (a tail shuffle, never at ``size <= 2``),
+  which is refused here.
 
 A PCG64 generator hands out a 64-bit word's low half and keeps the high half for the next
 32-bit draw; :meth:`ExactDraws.close` leaves the generator where those calls would have left it,
@@ -71,10 +72,12 @@ class ExactDraws:
 
     def choice(self, m: int, size: int) -> list[int]:
         """``rng.choice(m, size=size, replace=False).tolist()``."""
-        if self._bits is None or (m > 10_000 and size > m // 50):
+        if self._bits is None:
             return [int(v) for v in self._rng.choice(m, size=size, replace=False)]
         if not 0 <= size <= m:
             raise ValueError(f"size must be in 0..m ({m}), got {size}")
+        if m > 10_000 and size > m // 50:
+            raise ValueError(f"size must be at most m // 50 ({m // 50}) past m = 10,000, got {size}: NumPy shuffles")
         picks: list[int] = []
         for j in range(m - size, m):
             value = self.integers(j + 1)

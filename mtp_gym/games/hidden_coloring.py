@@ -64,7 +64,7 @@ def chain_graph(
     pairs = [edge(a, b) for a, b in combinations(core, 2) if group[a] != group[b] and edge(a, b) not in edges]
     members = {g: [u for u in core if group[u] == g] for g in GROUPS}
     ones = members[1]
-    with ExactDraws(rng) as draws:  # the draws of rng.choice and rng.integers, a hundred of them
+    with ExactDraws(rng) as draws:  # rng.choice and rng.integers, about 170 calls at level 5
         edges.update(pairs[i] for i in draws.choice(len(pairs), min(extra, len(pairs))))
         for v in rest[:forced]:
             g1, g2 = (GROUPS[i] for i in draws.choice(len(GROUPS), 2))

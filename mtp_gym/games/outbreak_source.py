@@ -49,7 +49,7 @@ def two_contact_network(n: int, rng: np.random.Generator) -> tuple[Edge, ...]:
     to two distinct earlier ones (``2n - 3`` links; the first two are linked)."""
     order = [int(v) + 1 for v in rng.permutation(n)]
     edges = {edge(order[0], order[1])} if n > 1 else set()
-    with ExactDraws(rng) as draws:  # rng.choice(i, size=2, replace=False), 200 times
+    with ExactDraws(rng) as draws:  # rng.choice(i, size=2, replace=False) per node after the first two
         for i in range(2, n):
             for j in draws.choice(i, 2):
                 edges.add(edge(order[i], order[j]))
