@@ -10,6 +10,7 @@ from __future__ import annotations
 from itertools import combinations
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import mtp_gym  # noqa: F401
@@ -97,6 +98,8 @@ def test_fault_diagnosis_outcome_is_explained_by_every_candidate(level):
         causes = game.candidate_states()
         assert low <= len(causes) <= high and game.hidden in causes
         assert list(causes) == sorted(set(causes))  # distinct, in order
+        draws = np.random.default_rng(config_id), np.random.default_rng(config_id)
+        assert game.sample_hidden(draws[0]) == causes[int(draws[1].integers(len(causes)))]  # the default's draw
         assert len(set(links)) == len(links) and all(len(link) == 2 for link in links)
         for cause in causes:
             assert len(cause) == k
@@ -138,6 +141,8 @@ def test_weighed_basket_total_is_explained_by_every_candidate(level):
         causes = game.candidate_states()
         assert low <= len(causes) <= high and game.hidden in causes
         assert list(causes) == sorted(set(causes))  # distinct, in order
+        draws = np.random.default_rng(config_id), np.random.default_rng(config_id)
+        assert game.sample_hidden(draws[0]) == causes[int(draws[1].integers(len(causes)))]  # the default's draw
         assert all(len(c) == game.params["k"] and sum(weights[i - 1] for i in c) == total for c in causes)
         assert game.respond(game.hidden, "weight", (game.params["n"],)) == total
         assert game.respond(game.hidden, "weight", (1,)) == (weights[0] if 1 in game.hidden else 0)

@@ -67,10 +67,17 @@ def _mask(items: tuple[int, ...]) -> int:
 def explanations(links: Links, outcome: tuple[int, ...], k: int) -> tuple[Cause, ...]:
     """Every ``k``-set of {sources} (numbers, sorted) whose links' union is exactly ``outcome``,
     sorted. The outcome has ``k * r`` {items} and every link ``r``, so such a set splits the
-    outcome: a search covers the lowest uncovered {item} by each link that holds it and fits.
+    outcome (:func:`explanation_masks`)."""
+    s = len(links)
+    return tuple(_sources(mask, s) for mask in explanation_masks(links, outcome))
 
-    A set of {sources} is a bitmask with {source} ``x`` at bit ``s - x``: the lowest number is
-    the highest bit, so the masks in decreasing order are the sets in increasing order."""
+
+@lru_cache(maxsize=256)  # a draw counts them, then reads one; the list of tuples waits for a player
+def explanation_masks(links: Links, outcome: tuple[int, ...]) -> tuple[int, ...]:
+    """The sets of {sources} whose links split ``outcome``, each a bitmask with {source} ``x`` at
+    bit ``s - x`` (``s`` links): the lowest number is the highest bit, so the masks in decreasing
+    order (as returned) are the sets in increasing order. A search covers the lowest uncovered
+    {item} by each link that holds it and fits."""
     target = _mask(outcome)
     s = len(links)
     holding: dict[int, list[tuple[int, int]]] = {}  # lowest-bit index -> links (source bit, mask) holding it
@@ -95,15 +102,17 @@ def explanations(links: Links, outcome: tuple[int, ...], k: int) -> tuple[Cause,
             ]
         return done
 
-    out = []
-    for picked in sorted(completions(0), reverse=True):
-        cause = []
-        while picked:
-            top = picked.bit_length()
-            cause.append(s + 1 - top)
-            picked ^= 1 << (top - 1)
-        out.append(tuple(cause))
-    return tuple(out)
+    return tuple(sorted(completions(0), reverse=True))
+
+
+def _sources(mask: int, s: int) -> Cause:
+    """The {sources} of a mask of :func:`explanation_masks`, in increasing order."""
+    cause = []
+    while mask:
+        top = mask.bit_length()
+        cause.append(s + 1 - top)
+        mask ^= 1 << (top - 1)
+    return tuple(cause)
 
 
 def _draw(n: int, k: int, e: int, d: int, rng: np.random.Generator) -> tuple[Links, tuple[int, ...]]:
@@ -222,7 +231,7 @@ class FaultDiagnosis(Game):
         best: tuple[int, dict[str, Any]] | None = None
         for _ in range(TRIES):
             links, outcome = _draw(p["n"], p["k"], p["e"], p["d"], rng)
-            count = len(explanations(links, outcome, p["k"]))
+            count = len(explanation_masks(links, outcome))
             miss = max(low - count, count - high, 0)
             if best is None or miss < best[0]:
                 best = (miss, {"links": links, "outcome": outcome})
@@ -244,6 +253,12 @@ class FaultDiagnosis(Game):
 
     def candidate_states(self) -> tuple[Cause, ...]:
         return explanations(tuple(self.public["links"]), tuple(self.public["outcome"]), self.params["k"])
+
+    def sample_hidden(self, rng: np.random.Generator) -> Cause:
+        """Uniform over the explanations (the default's draw), converting only the one drawn."""
+        links = tuple(self.public["links"])
+        masks = explanation_masks(links, tuple(self.public["outcome"]))
+        return _sources(masks[int(rng.integers(len(masks)))], len(links))
 
     def query_args(self, name: str) -> list[tuple]:
         return [(x,) for x in range(1, len(self.public["links"]) + 1)]
