@@ -316,8 +316,8 @@ class TreeFaultDiagnosis(ShownTreeGame):
         low, high = p["explanations"]
         while True:
             parents, tops = grafted_tree(p["rest"], p["depth"], p["grafts"], p["graft_depth"], 3, rng)
-            masks = subtree_masks(parents)
-            inside = [u for u in nodes_of(parents) if u not in tops and any(masks[t] >> u & 1 for t in tops)]
+            below = covered_mask(parents, tops)
+            inside = [u for u in nodes_of(parents) if u not in tops and below >> u & 1]
             extra = rng.choice(len(inside), size=p["k"] - len(tops), replace=False)
             dark = covered_mask(parents, (*tops, *(inside[int(i)] for i in extra)))
             covered_leaves = tuple(v for v in leaves_of(parents) if dark >> v & 1)

@@ -106,8 +106,8 @@ class _Ways:
             for t in (0,) if unseen >> v & 1 else (0, 1):
                 polys = tuple(self._child_poly(c, t) for c in self.kids[v])
                 suffix = [none]
-                for poly in reversed(polys):
-                    suffix.append(convolve_counts(poly, suffix[-1]))
+                for poly in reversed(polys):  # a leaf in the parent's state multiplies by 1
+                    suffix.append(suffix[-1] if poly is none else convolve_counts(poly, suffix[-1]))
                 own.append(suffix[-1])
                 rest.append(tuple(suffix[::-1]))
             self.own[v] = (own[0], own[-1])
@@ -351,7 +351,10 @@ class TreeTraitMutations(ShownTreeGame):
         while True:
             parents, tops = grafted_tree(p["rest"], p["depth"], p["grafts"], p["graft_depth"], 3, rng)
             masks = subtree_masks(parents)
-            unseen = [u for u in nodes_of(parents) if any(masks[t] >> u & 1 for t in tops)]
+            below = 0
+            for t in tops:
+                below |= masks[t]
+            unseen = [u for u in nodes_of(parents) if below >> u & 1]
             seen = [u for u in nodes_of(parents) if u != 1 and u not in unseen]
             extra = min(2, p["k"] - 1)
             marked = (
