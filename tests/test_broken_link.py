@@ -16,7 +16,7 @@ from mtp_gym.agents import make_agent
 from mtp_gym.agents.oracles.sweeps import SweepPlayer, sweep_turns
 from mtp_gym.episode import play_to_end
 from mtp_gym.games._graph import random_connected_graph
-from mtp_gym.games.broken_link import BrokenLink, boundary, causes, cut_off, cycle_labels, ruled_out
+from mtp_gym.games.broken_link import BrokenLink, boundary, causes, cut_off, cycle_labels, nth_cause, ruled_out
 
 ENV_ID = "MTP/BrokenLink-v0"
 
@@ -99,7 +99,8 @@ def test_the_outcome_fixes_the_boundary_and_the_number_of_other_breaks():
 
 
 def test_causes_are_every_k_set_with_this_outcome():
-    """The enumeration (boundary + other breaks whose cycle masks are independent) = brute force."""
+    """The enumeration (boundary + other breaks whose cycle masks are independent) = brute force,
+    and so is the draw of one cause by its index (counted for up to two other breaks)."""
     rng = np.random.default_rng(7)
     checked = 0
     while checked < 120:
@@ -112,6 +113,10 @@ def test_causes_are_every_k_set_with_this_outcome():
         if outcome:
             brute = tuple(s for s in combinations(edges, k) if cut_off(n, edges, s) == outcome)
             assert causes(n, edges, k, outcome) == brute
+            assert [nth_cause(n, edges, k, outcome, i) for i in range(len(brute))] == list(brute)
+            for i in (-1, len(brute)):
+                with pytest.raises(IndexError, match=f"cause {i} of {len(brute)}"):
+                    nth_cause(n, edges, k, outcome, i)
             checked += 1
     # a triangle 1-2-3 with tails 2-4 and 3-5, node 4 cut off: the other break is a triangle
     # link, never the bridge 3-5 (it would cut 5 off too)

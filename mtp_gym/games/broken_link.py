@@ -240,8 +240,11 @@ def cause_rows(
 
 
 def nth_cause(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...], index: int) -> tuple[Edge, ...]:
-    """``causes(n, edges, k, outcome)[index]``, selecting that one row (no sort of them all)."""
+    """``causes(n, edges, k, outcome)[index]``, selecting that one row (no sort of them all;
+    with at most two links beyond the boundary, not even a list of the rows)."""
     parts = _parts(n, edges, k, outcome)
+    if parts is not None and parts.extra <= 2:
+        return tuple(parts.order[i] for i in sorted((*parts.cut, *_nth_extra(parts, index))))
     rows = _unordered_rows(parts, k) if parts is not None else np.zeros((0, k), dtype=np.int64)
     if not 0 <= index < len(rows):
         raise IndexError(f"cause {index} of {len(rows)}")
@@ -252,6 +255,47 @@ def nth_cause(n: int, edges: tuple[Edge, ...], k: int, outcome: tuple[int, ...],
     else:
         row = rows[np.flatnonzero(keys == np.partition(keys, index)[index])[0]]
     return tuple(parts.order[i] for i in row.tolist())
+
+
+def _nth_extra(parts: _Parts, index: int) -> tuple[int, ...]:
+    """The links beyond the boundary (positions in ``parts.order``, at most two) of the
+    ``index``-th cause. Every cause holds the boundary, so the causes are in the order of these
+    sets, sorted: for each first link, count the second links that go with it (any inside the
+    cut-off part; one of the rest whose loss alone keeps it connected, and beside another such
+    not one with the same cycle label, which would cut the rest with it)."""
+    at = {e: i for i, e in enumerate(parts.order)}
+    label = {at[e]: parts.labels[e] for e in parts.rest if parts.labels[e]}  # the rest's links that may break
+    ends = sorted({at[e] for e in parts.inside} | label.keys())
+    if parts.extra < 2:
+        sets = [()] if parts.extra == 0 else [(p,) for p in ends]
+        if not 0 <= index < len(sets):
+            raise IndexError(f"cause {index} of {len(sets)}")
+        return sets[index]
+    seconds = []  # per first link (from the last): the second links after it that go with it
+    inside_after = rest_after = 0
+    same_label: Counter[int] = Counter()
+    for p in reversed(ends):
+        if p in label:
+            seconds.append(inside_after + rest_after - same_label[label[p]])
+            rest_after += 1
+            same_label[label[p]] += 1
+        else:
+            seconds.append(inside_after + rest_after)
+            inside_after += 1
+    seconds.reverse()
+    if not 0 <= index < sum(seconds):
+        raise IndexError(f"cause {index} of {sum(seconds)}")
+    for i, (p, count) in enumerate(zip(ends, seconds)):
+        if index >= count:
+            index -= count
+            continue
+        for q in ends[i + 1 :]:
+            if p in label and q in label and label[p] == label[q]:
+                continue
+            if index == 0:
+                return p, q
+            index -= 1
+    raise AssertionError("the counts cover every index")
 
 
 @lru_cache(maxsize=256)
