@@ -41,6 +41,7 @@ class ExactDraws:
             state = bits.state
             self._stored = state["uinteger"]  # the last high half stored (NumPy keeps it after use)
             self._kept = self._stored if state["has_uint32"] else None  # the next 32-bit draw's, if kept
+            self._kept_first = self._kept
             self._words: list[int] = []  # the last block of words read
             self._next = 0  # its first word not used
             self._block = _FIRST_BLOCK
@@ -90,7 +91,7 @@ class ExactDraws:
     def close(self) -> None:
         """Leave the generator as the draws made would have left it; later draws go to it directly."""
         bits, self._bits = self._bits, None
-        if bits is None:
+        if bits is None or not self._words and self._kept == self._kept_first:  # nothing drawn
             return
         unused = len(self._words) - self._next
         if unused:  # read ahead: step back (the generator's state is an LCG modulo 2**128)

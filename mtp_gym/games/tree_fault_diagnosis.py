@@ -48,6 +48,7 @@ from mtp_gym.games.trees import (
     ShownTreeGame,
     children_of,
     convolve_counts,
+    covered_mask,
     grafted_tree,
     leaves_of,
     nodes_of,
@@ -55,15 +56,6 @@ from mtp_gym.games.trees import (
     subtree_masks,
     weighted_index,
 )
-
-
-def covered_mask(parents: tuple[int, ...], marked: tuple[int, ...]) -> int:
-    """Bitmask of every {node} that is {marked} or has a {marked} ancestor."""
-    masks = subtree_masks(parents)
-    out = 0
-    for m in marked:
-        out |= masks[m]
-    return out
 
 
 def _eligible(parents: tuple[int, ...], covered_leaves: tuple[int, ...]) -> int:

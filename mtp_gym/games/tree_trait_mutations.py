@@ -47,6 +47,7 @@ from mtp_gym.games.trees import (
     ShownTreeGame,
     children_of,
     convolve_counts,
+    covered_mask,
     grafted_tree,
     leaves_of,
     nodes_of,
@@ -350,12 +351,9 @@ class TreeTraitMutations(ShownTreeGame):
         low, high = p["explanations"]
         while True:
             parents, tops = grafted_tree(p["rest"], p["depth"], p["grafts"], p["graft_depth"], 3, rng)
-            masks = subtree_masks(parents)
-            below = 0
-            for t in tops:
-                below |= masks[t]
+            below = covered_mask(parents, tops)
             unseen = [u for u in nodes_of(parents) if below >> u & 1]
-            seen = [u for u in nodes_of(parents) if u != 1 and u not in unseen]
+            seen = [u for u in nodes_of(parents) if u != 1 and not below >> u & 1]
             extra = min(2, p["k"] - 1)
             marked = (
                 *(seen[int(i)] for i in rng.choice(len(seen), size=p["k"] - extra, replace=False)),

@@ -11,7 +11,7 @@ functions, called on every candidate state by the oracle and the tests, stay che
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -29,6 +29,7 @@ __all__ = [
     "depths_of",
     "heights_of",
     "subtree_masks",
+    "covered_mask",
     "leaves_of",
     "render_tree",
     "nodes_of",
@@ -187,6 +188,15 @@ def subtree_masks(parents: tuple[int, ...]) -> tuple[int, ...]:
     for v in reversed(order_of(parents)[1:]):
         mask[parents[v - 1]] |= mask[v]
     return tuple(mask)
+
+
+def covered_mask(parents: tuple[int, ...], nodes: Iterable[int]) -> int:
+    """Bitmask of every node that is one of ``nodes`` or lies below one."""
+    masks = subtree_masks(parents)
+    out = 0
+    for v in nodes:
+        out |= masks[v]
+    return out
 
 
 @lru_cache(maxsize=4096)
