@@ -29,7 +29,7 @@ looks now), ``_timeout()`` (the reply when the turn budget runs out),
 
 A reset seeds ``self.np_random`` as ``gym.Env.reset(seed=...)`` does (with the config id when a
 configuration is asked for without a seed), through :func:`seeded_rng`: the same generator,
-with the PCG64 words of a seed seen before kept.
+with the PCG64 words of a seed seen before kept, built when ``np_random`` is first read.
 
 A move whose :class:`Reply` has outcome ``"timeout"`` (a puzzle's own budget, e.g. the Turing
 Machine's round cap) ends the episode as a truncation, like the turn budget.
@@ -402,6 +402,10 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
     obs_max_length: int = 16_384
     action_max_length: int = 8_192
 
+    #: The generator, and the seed of the one still to be built (see :meth:`_seed`).
+    _rng: np.random.Generator | None = None
+    _rng_seed: int | None = None
+
     #: Attributes that are bookkeeping, not game state (see :meth:`game_state_digest`).
     _BOOKKEEPING = frozenset(
         {
@@ -412,6 +416,8 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             "_valid_action",
             "_np_random",
             "_np_random_seed",
+            "_rng",
+            "_rng_seed",
             "_episode_keys",
             "_episode_hidden",
         }
@@ -594,11 +600,37 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
         return obs, self._info({}, True)
 
     def _seed(self, seed: Any) -> None:
-        """``gym.Env.reset(seed=seed)``: the same generator (see :func:`seeded_rng`)."""
+        """``gym.Env.reset(seed=seed)``: the same generator (see :func:`seeded_rng`), built when it
+        is first read (most episodes of a benchmark configuration draw nothing)."""
         if type(seed) is int and seed >= 0:
-            self._np_random, self._np_random_seed = seeded_rng(seed)
+            self._rng, self._rng_seed, self._np_random_seed = None, seed, seed
         else:  # Gymnasium's check names what is wrong with the seed
             super().reset(seed=seed)
+
+    # Gymnasium's ``_np_random`` (read by ``np_random`` and by its env checker) as a property over
+    # ``_rng``: the generator of ``_rng_seed`` is built when it is first read.
+    @property
+    def _np_random(self) -> np.random.Generator | None:
+        rng = self._rng
+        if rng is None and self._rng_seed is not None:
+            rng, _ = seeded_rng(self._rng_seed)
+            self._rng, self._rng_seed = rng, None
+        return rng
+
+    @_np_random.setter
+    def _np_random(self, value: np.random.Generator | None) -> None:
+        self._rng, self._rng_seed = value, None
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """Gymnasium's ``np_random``: the generator of the last seeded reset (seeded at random when
+        no seed was ever given)."""
+        rng = self._rng
+        return rng if rng is not None else super().np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._rng, self._rng_seed, self._np_random_seed = value, None, -1
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self._outcome is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import string
 from typing import Any
 
+import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from hypothesis import example, given, settings
@@ -340,6 +341,40 @@ def test_a_reset_seeds_the_generator_gymnasiums_np_random_makes(seed, monkeypatc
     env.reset(seed=seed)
     theirs, _ = seeding.np_random(seed)
     assert env.secret[0] == int(theirs.integers(100)) and env.np_random_seed == seed
+
+
+def test_the_generator_of_a_reset_is_built_on_first_read_and_kept():
+    """A reset that draws nothing leaves its generator to be built when ``np_random`` is first
+    read: the generator Gymnasium's reset would have made, drawn from across reads (not built
+    anew), a new one each reset; ``np_random_seed`` is the seed all along; a generator set by
+    hand is kept (seed -1); an env never seeded gets a random one, as Gymnasium's does."""
+    from gymnasium.utils import seeding
+
+    env = Countdown()  # draws nothing at reset
+    for seed in (3, 3, 11):
+        env.reset(seed=seed)
+        assert env.np_random_seed == seed
+        theirs, _ = seeding.np_random(seed)
+        first = env.np_random
+        assert first.bit_generator.state == theirs.bit_generator.state
+        draws = [int(env.np_random.integers(1 << 30)) for _ in range(3)]
+        assert env.np_random is first and draws == theirs.integers(1 << 30, size=3).tolist()
+        assert env.unwrapped.np_random is first
+    before = env.np_random
+    env.reset(seed=3)
+    assert env.np_random is not before  # each seeded reset: a new generator
+    mine = np.random.default_rng(5)
+    env.np_random = mine
+    assert env.np_random is mine and env.np_random_seed == -1
+    env.step("1")
+    assert env.np_random is mine
+    fresh = Countdown()
+    assert isinstance(fresh.np_random, np.random.Generator) and fresh.np_random_seed >= 0
+    drawn = Secret()  # draws at reset: the same numbers as Gymnasium's generator
+    drawn.reset(seed=9)
+    theirs, _ = seeding.np_random(9)
+    assert drawn.secret[0] == int(theirs.integers(100))
+    assert drawn.np_random.bit_generator.state == theirs.bit_generator.state
 
 
 @pytest.mark.parametrize("seed", [-1, 1.5, "7"])
