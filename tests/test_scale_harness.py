@@ -375,3 +375,94 @@ def test_a_loop_told_to_stop_records_no_cancelled_episode():
             backends._run_async(tasks, config, {HN: {}}, 8, got.append, stop=stop)
     assert 0 < len(got) < 40, len(got)
     assert all(r.outcome != "infra_error" and r.turns > 0 for r in got), [r.outcome for r in got]
+
+
+_BODY = b'{"choices": [{"message": {"content": "ok"}}]}'
+_CRLF_HEADS = [
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nX-Dup: 1\r\nx-dup:  2 \r\n"
+    b"X-Colon: a:b\r\n\r\n" % len(_BODY) + _BODY,
+    b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\nContent-Length: 4\r\n\r\nbusy",
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX-Trailer: t\r\n\r\n",
+    b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nhi",
+]
+
+
+def _read(data: bytes, crlf: bool, times: int = 1) -> list[tuple]:
+    """``async_endpoint._read_response`` ``times`` over ``data``, then what is left unread."""
+
+    async def main() -> list[tuple]:
+        reader = asyncio.StreamReader(limit=1 << 20)
+        reader.feed_data(data)
+        reader.feed_eof()
+        out = []
+        for _ in range(times):
+            answer, keep, seen = await async_endpoint._read_response(reader, 1 << 20, crlf)
+            out.append(((answer.status, answer.reason, answer.headers, answer.body, answer.truncated), keep, seen))
+        out.append((await reader.read(),))
+        return out
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("response", _CRLF_HEADS)
+def test_a_crlf_head_read_in_one_call_reads_as_line_by_line(response):
+    """A connection whose server ended its heads in CRLF reads the next head in one call: the
+    same status, headers (the last of a name kept), body and keep-alive, and the same bytes left
+    for the response after it."""
+    follow = _CRLF_HEADS[0]
+    slow, fast = _read(response + follow, False, 2), _read(response + follow, True, 2)
+    assert slow == fast and slow[0][2] is True and slow[-1] == (b"",)
+    assert slow[0][0][2] == async_endpoint._header_fields(response.split(b"\r\n\r\n")[0].split(b"\r\n")[1:])
+
+
+def test_a_head_with_bare_line_feeds_is_read_line_by_line_and_not_taken_for_crlf():
+    lf = b"HTTP/1.1 200 OK\nContent-Length: 2\n\nhi"
+    mixed = b"HTTP/1.1 200 OK\r\nContent-Length: 2\n\r\nhi"
+    for response in (lf, mixed):
+        (answer, keep, seen), rest = _read(response, False)
+        assert answer[0] == 200 and answer[3] == b"hi" and keep and seen is False and rest == (b"",)
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        (b"", "connection closed before the status line"),
+        (b"HTTP/1.1 200 OK\r\nContent-Len", "connection closed inside the headers"),
+        (b"SSH-2.0-OpenSSH\r\n\r\n", "not an HTTP status line"),
+        (b"HTTP/1.1 200 OK\r\n" + b"X: " + b"y" * 70_000 + b"\r\n\r\n", "too large"),
+    ],
+)
+def test_a_head_read_in_one_call_fails_as_line_by_line_does(data, error):
+    for crlf in (False, True):
+        with pytest.raises(ConnectionError, match=error):
+            _read(data, crlf)
+
+
+def test_a_kept_alive_connection_reads_later_heads_in_one_call(monkeypatch):
+    """Against a real server: the first answer on a connection is read line by line, the next
+    ones in one call, and every reply is the server's."""
+    from fake_endpoint import FakeEndpoint, reply
+
+    from mtp_gym.agents.llm.endpoint import Connection, classify
+
+    calls = []
+    line_by_line = async_endpoint._read_headers
+
+    async def counted(reader: asyncio.StreamReader, what: str) -> tuple:
+        calls.append(what)
+        return await line_by_line(reader, what)
+
+    monkeypatch.setattr(async_endpoint, "_read_headers", counted)
+    with FakeEndpoint([reply(f"<attempt>W{i}</attempt>") for i in range(4)]) as ep:
+
+        async def main() -> list[str]:
+            conn = async_endpoint.AsyncConnection(Connection(ep.url))
+            texts = []
+            for _ in range(4):
+                answer = await conn.post("/chat/completions", {"model": "m", "messages": []}, {}, time.monotonic() + 10)
+                texts.append(classify(answer)[1]["content"])
+            conn.close()
+            return texts
+
+        assert asyncio.run(main()) == [f"<attempt>W{i}</attempt>" for i in range(4)]
+    assert calls == ["the headers"]  # the first answer only

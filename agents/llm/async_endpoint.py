@@ -59,14 +59,34 @@ async def read_response(reader: asyncio.StreamReader, max_body: int = MAX_BODY) 
     At most ``max_body`` bytes of the body are read: a longer one is cut off there (the answer
     is ``truncated``, and the connection cannot be kept).
     """
-    status_line = await reader.readline()
-    if not status_line:
-        raise ConnectionError("connection closed before the status line")
-    version, _, rest = status_line.decode("latin-1").strip().partition(" ")
-    code, _, reason = rest.partition(" ")
-    if not version.startswith("HTTP/") or not (code.isascii() and code.isdigit()):
-        raise ConnectionError(f"not an HTTP status line: {status_line[:80]!r}")
-    headers = await _read_headers(reader, "the headers")
+    answer, keep, _ = await _read_response(reader, max_body, False)
+    return answer, keep
+
+
+async def _read_response(reader: asyncio.StreamReader, max_body: int, crlf: bool) -> tuple[Answer, bool, bool]:
+    """:func:`read_response`, and whether every line of the head ended in CRLF. ``crlf``: the
+    server is known to end them so (an earlier response on the connection did): the head is
+    then read in one call up to its blank line, instead of line by line."""
+    if crlf:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.LimitOverrunError:
+            raise ConnectionError("response the headers too large") from None
+        except asyncio.IncompleteReadError as err:
+            where = "inside the headers" if err.partial else "before the status line"
+            raise ConnectionError(f"connection closed {where}") from None
+        status_line, _, rest = head.partition(b"\n")
+        version, code, reason = _status(status_line)
+        if len(rest) > _MAX_HEADER:
+            raise ConnectionError("response the headers too large")
+        headers = _header_fields(rest.split(b"\n")[:-2])
+    else:
+        status_line = await reader.readline()
+        if not status_line:
+            raise ConnectionError("connection closed before the status line")
+        version, code, reason = _status(status_line)
+        headers, crlf = await _read_headers(reader, "the headers")
+        crlf = crlf and status_line.endswith(b"\r\n")
     keep = headers.get("connection", "").lower() != "close" and version != "HTTP/1.0"
     chunks: list[bytes] = []
     size = 0
@@ -101,12 +121,22 @@ async def read_response(reader: asyncio.StreamReader, max_body: int = MAX_BODY) 
             size += len(chunk)
     truncated = size > max_body
     body = b"".join(chunks)[:max_body]
-    return Answer(int(code), reason, headers, body, truncated), keep and not truncated
+    return Answer(code, reason, headers, body, truncated), keep and not truncated, crlf
 
 
-async def _read_headers(reader: asyncio.StreamReader, what: str) -> dict[str, str]:
-    """Header lines up to the blank line (at most :data:`_MAX_HEADER` bytes of them)."""
-    headers: dict[str, str] = {}
+def _status(line: bytes) -> tuple[str, int, str]:
+    """The HTTP version, status code and reason of a status line."""
+    version, _, rest = line.decode("latin-1").strip().partition(" ")
+    code, _, reason = rest.partition(" ")
+    if not version.startswith("HTTP/") or not (code.isascii() and code.isdigit()):
+        raise ConnectionError(f"not an HTTP status line: {line[:80]!r}")
+    return version, int(code), reason
+
+
+async def _read_headers(reader: asyncio.StreamReader, what: str) -> tuple[dict[str, str], bool]:
+    """Header lines up to the blank line (at most :data:`_MAX_HEADER` bytes of them), and whether
+    every line ended in CRLF."""
+    lines: list[bytes] = []
     size = 0
     while True:
         line = await reader.readline()
@@ -114,11 +144,19 @@ async def _read_headers(reader: asyncio.StreamReader, what: str) -> dict[str, st
         if size > _MAX_HEADER:
             raise ConnectionError(f"response {what} too large")
         if line in (b"\r\n", b"\n"):
-            return headers
+            return _header_fields(lines), all(x.endswith(b"\r\n") for x in (*lines, line))
         if not line:
             raise ConnectionError(f"connection closed inside {what}")
+        lines.append(line)
+
+
+def _header_fields(lines: list[bytes]) -> dict[str, str]:
+    """``name: value`` lines as a dict (names in lower case, the last of a name kept)."""
+    headers: dict[str, str] = {}
+    for line in lines:
         name, _, value = line.decode("latin-1").partition(":")
         headers[name.strip().lower()] = value.strip()
+    return headers
 
 
 class AsyncConnection:
@@ -131,11 +169,13 @@ class AsyncConnection:
         self.sync = connection
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
+        self._crlf = False  # the server ends the lines of its heads with CRLF (seen on this connection)
 
     def close(self) -> None:
         if self._writer is not None:
             self._writer.close()
         self._reader = self._writer = None
+        self._crlf = False
 
     async def post(self, path: str, payload: dict[str, Any], headers: dict[str, str], deadline: float) -> Answer:
         """POST ``payload``; the whole exchange ends by ``deadline`` (``time.monotonic()``), else
@@ -187,7 +227,7 @@ class AsyncConnection:
             writer.write(request)
             async with _timeout(max(0.001, deadline - time.monotonic())):
                 await writer.drain()
-                answer, keep = await read_response(reader)
+                answer, keep, self._crlf = await _read_response(reader, MAX_BODY, self._crlf)
         except (OSError, ConnectionError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError) as err:
             late = time.monotonic() >= deadline
             raise Dropped(
