@@ -14,6 +14,8 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtp_gym.agents.oracles.movie_rec import MovieRecOracle, VersionSpace, expected_rank_scores, synthetic_unseen_sets
 from mtp_gym.core import InvalidAction
@@ -434,3 +436,16 @@ def test_the_default_prompt_is_the_papers_and_the_weight_hint_is_opt_in():
     assert "hidden from you: the user's score for a movie is the weighted sum" in hinted and "steps of 0.1" in hinted
     with pytest.raises(ValueError, match="weight_hint"):
         gym.make(ENV_ID, weight_hint="yes")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("ab C.'\"*“”") + ["\t", "\n", "\u00a0", "\u2003", "\x1c", "\u3000", "\x85"]))
+)
+def test_a_title_key_collapses_every_unicode_space_as_the_regex_did(text):
+    import re
+
+    from mtp_gym.envs.movie_rec import normalize_title
+
+    spaced = re.sub(r"\s+", " ", text).strip().strip("\"'`*_.,;:!?“”‘’ ").strip()
+    assert normalize_title(text) == spaced.lower()

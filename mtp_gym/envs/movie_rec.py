@@ -358,7 +358,7 @@ def rank_score(rank: int, n: int) -> float:
 # ---------------------------------------------------------------------- text
 def normalize_title(text: str) -> str:
     """Case-, spacing- and quote-insensitive key of a title."""
-    text = re.sub(r"\s+", " ", text).strip().strip("\"'`*_.,;:!?“”‘’ ").strip()
+    text = " ".join(text.split()).strip("\"'`*_.,;:!?“”‘’ ").strip()  # str.split's whitespace is re's \s
     return text.lower()
 
 
@@ -388,6 +388,7 @@ def parse_table(text: str) -> tuple[tuple[str, ...], np.ndarray]:
 
 
 _QUESTION_RE = re.compile(r"\s*(?:would|do|will)\s+you\s+prefer\s+(?:watching\s+)?", re.I)
+_OVER_RE = re.compile(r"\s+over\s+", re.I)
 
 
 def parse_question(content: str) -> list[tuple[str, str]]:
@@ -399,7 +400,7 @@ def parse_question(content: str) -> list[tuple[str, str]]:
     body = "" if match is None else content[match.end() :].rstrip().removesuffix("?").rstrip()
     if not body:
         raise InvalidAction(f'the question {content[:80]!r} is not of the form "Would you prefer watching X over Y?".')
-    readings = [(body[: m.start()], body[m.end() :]) for m in re.finditer(r"\s+over\s+", body, re.I)]
+    readings = [(body[: m.start()], body[m.end() :]) for m in _OVER_RE.finditer(body)]
     if not readings:
         raise InvalidAction(f'the question {content[:80]!r} is not of the form "Would you prefer watching X over Y?".')
     return readings
