@@ -383,3 +383,28 @@ def test_a_bad_seed_gets_gymnasiums_error(seed):
 
     with pytest.raises(Error, match="Seed must be"):
         Secret().reset(seed=seed)
+
+
+@pytest.mark.parametrize("charset", ["TEXT_CHARSET", "abcab", frozenset("xyz")])
+def test_a_text_space_is_gymnasiums_text_with_its_tables_built_once(charset):
+    """``TextSpace`` (two per env) shares the character tables of a charset string among its
+    spaces, and is the ``Text`` Gymnasium builds: the same attributes, samples, checks and errors."""
+    from gymnasium.spaces import Text
+
+    from mtp_gym.core import TEXT_CHARSET
+    from mtp_gym.spaces import TextSpace
+
+    chars = TEXT_CHARSET if charset == "TEXT_CHARSET" else charset
+    for _ in range(2):  # tables built, then shared
+        ours, theirs = TextSpace(40, min_length=2, charset=chars, seed=3), Text(40, min_length=2, charset=chars, seed=3)
+        assert {k: v for k, v in vars(ours).items() if k != "_np_random"} == {
+            k: v for k, v in vars(theirs).items() if k != "_np_random"
+        }
+        assert ours == theirs and [ours.sample() for _ in range(5)] == [theirs.sample() for _ in range(5)]
+        assert ours.contains(ours.sample()) and not ours.contains("a")
+    for bad in ({"min_length": -1}, {"min_length": 50}, {"min_length": 1.5}):
+        with pytest.raises((ValueError, TypeError)) as ours_error:
+            TextSpace(40, charset=chars, **bad)
+        with pytest.raises((ValueError, TypeError)) as theirs_error:
+            Text(40, charset=chars, **bad)
+        assert str(ours_error.value) == str(theirs_error.value)
