@@ -414,7 +414,6 @@ class TextPuzzleEnv(gym.Env[str, str], abc.ABC):
             "_errors",
             "_last_feedback",
             "_valid_action",
-            "_np_random",
             "_np_random_seed",
             "_rng",
             "_rng_seed",

@@ -359,7 +359,6 @@ def test_the_generator_of_a_reset_is_built_on_first_read_and_kept():
         assert first.bit_generator.state == theirs.bit_generator.state
         draws = [int(env.np_random.integers(1 << 30)) for _ in range(3)]
         assert env.np_random is first and draws == theirs.integers(1 << 30, size=3).tolist()
-        assert env.unwrapped.np_random is first
     before = env.np_random
     env.reset(seed=3)
     assert env.np_random is not before  # each seeded reset: a new generator
