@@ -2,7 +2,9 @@
 
 Run: ``python benchmarks/hostile_replies.py [--sizes 32768 262144 1048576] [--env ID ...]``.
 
-A model in a loop writes replies such as ``<answer>`` × N or ``<think>`` × N. For every
+A model in a loop writes replies such as ``<answer>`` × N or ``<think>`` × N, or repeats a
+move's words inside one tag (``<question>Would you prefer watching X over Y?`` × N
+``</question>``: every example move the env shows, repeated). For every
 registered env (and the necessity and counterfactual probes, which read replies of their own)
 this plays, at each size, one reply of each hostile kind at benchmark configuration 0 and
 prints the slowest step in seconds and the growth ratio from the smallest to the largest size
@@ -24,27 +26,31 @@ import mtp_gym
 from mtp_gym.core import TextPuzzleEnv
 
 _TAG_NAME_RE = re.compile(r"<\s*/?\s*([A-Za-z_][A-Za-z0-9_]*)\s*>")
+_EXAMPLE_RE = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)>([^<]{1,200})</\1>")
 PROBED = {
     "necessity": ("MTP/HiddenNumber-v0", {"probe": "necessity"}),
     "counterfactual": ("MTP/HiddenNumber-v0", {"probe": "counterfactual"}),
 }
 
 
-def tag_names(env: gym.Env, first_observation: str) -> list[str]:
+def tag_names(env: gym.Env, first_observation: str) -> tuple[list[str], list[tuple[str, str]]]:
     """Every tag name an env shows the player (its instructions and its format hint), plus
-    the reasoning tags every env strips."""
+    the reasoning tags every env strips; and every example move they show (tag, content)."""
     base = env.unwrapped
-    hint = base.format_hint if isinstance(base, TextPuzzleEnv) else ""
-    names = {m.group(1) for m in _TAG_NAME_RE.finditer(first_observation + hint)}
-    return sorted(names | {"think", "thinking", "answer"})
+    shown = first_observation + (base.format_hint if isinstance(base, TextPuzzleEnv) else "")
+    names = {m.group(1) for m in _TAG_NAME_RE.finditer(shown)}
+    examples = list(dict.fromkeys(m.groups() for m in _EXAMPLE_RE.finditer(shown)))
+    return sorted(names | {"think", "thinking", "answer"}), examples
 
 
-def hostile(names: list[str], size: int) -> Iterator[tuple[str, str]]:
+def hostile(names: list[str], examples: list[tuple[str, str]], size: int) -> Iterator[tuple[str, str]]:
     """``(kind, reply)`` of about ``size`` characters each."""
 
     def fill(unit: str) -> str:
         return unit * max(1, size // len(unit))
 
+    for name, content in examples:
+        yield f"<{name}>{content[:20]} x N</{name}>", f"<{name}>{fill(content + ' ')}</{name}>"
     for name in names:
         yield f"<{name}> x N", fill(f"<{name}>")
         yield f"</{name}> x N", fill(f"</{name}>")
@@ -73,11 +79,11 @@ def measure(env_id: str, kwargs: dict, sizes: list[int], give_up: float) -> list
     marks a size where every kind gave up)."""
     env = gym.make(env_id, disable_env_checker=True, **kwargs)
     first, _ = env.reset(options={"config_id": 0})
-    names = tag_names(env, first)
+    names, examples = tag_names(env, first)
     worst: dict[int, tuple[float, str]] = {s: (0.0, "") for s in sizes}
     slow: set[str] = set()
     for size in sizes:
-        for kind, reply in hostile(names, size):
+        for kind, reply in hostile(names, examples, size):
             if kind in slow:
                 worst[size] = max(worst[size], (float("inf"), kind))
                 continue

@@ -449,3 +449,21 @@ def test_a_title_key_collapses_every_unicode_space_as_the_regex_did(text):
 
     spaced = re.sub(r"\s+", " ", text).strip().strip("\"'`*_.,;:!?“”‘’ ").strip()
     assert normalize_title(text) == spaced.lower()
+
+
+def test_a_question_that_repeats_over_is_a_reprompt_at_once_and_a_few_are_still_read():
+    """A looping model's "X over X over ..." (each " over " a reading whose halves are read: its
+    length squared in time and memory) is a format error, the game state untouched; a question
+    with up to MAX_OVERS " over " (titles may hold the word) is read as before."""
+    from mtp_gym.envs.movie_rec import MAX_OVERS
+
+    env = MovieRecEnv()
+    env.reset(options={"config_id": 0})
+    first, second = env._movies.seen_titles[:2]
+    before = env.game_state_digest()
+    obs, _, _, _, info = env.step(f"<question>Would you prefer watching {f'{first} over ' * 2_000}{second}?</question>")
+    assert not info["valid_action"] and f"more than {MAX_OVERS}" in obs and env.game_state_digest() == before
+    few = f"Would you prefer watching {'Nothing over ' * (MAX_OVERS - 1)}{first} over {second}?"
+    assert len(parse_question(few)) == MAX_OVERS
+    _, _, _, _, info = env.step(f"<question>Would you prefer watching {first} over {second}?</question>")
+    assert info["valid_action"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from itertools import islice
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -391,19 +392,28 @@ _QUESTION_RE = re.compile(r"\s*(?:would|do|will)\s+you\s+prefer\s+(?:watching\s+
 _OVER_RE = re.compile(r"\s+over\s+", re.I)
 
 
+#: The most " over " a question may hold (a title may hold some): each is a reading whose two
+#: halves are read, so a reply that repeats "X over X over ..." would cost its length squared.
+MAX_OVERS = 16
+
+
 def parse_question(content: str) -> list[tuple[str, str]]:
     """Every (option_1, option_2) reading of a question's text, one per " over " split.
 
-    Raises :class:`InvalidAction` when the text is not "Would you prefer watching X over Y?".
-    """
+    Raises :class:`InvalidAction` when the text is not "Would you prefer watching X over Y?" or
+    holds more than :data:`MAX_OVERS` " over "."""
     match = _QUESTION_RE.match(content)
     body = "" if match is None else content[match.end() :].rstrip().removesuffix("?").rstrip()
     if not body:
         raise InvalidAction(f'the question {content[:80]!r} is not of the form "Would you prefer watching X over Y?".')
-    readings = [(body[: m.start()], body[m.end() :]) for m in _OVER_RE.finditer(body)]
-    if not readings:
+    splits = list(islice(_OVER_RE.finditer(body), MAX_OVERS + 1))
+    if not splits:
         raise InvalidAction(f'the question {content[:80]!r} is not of the form "Would you prefer watching X over Y?".')
-    return readings
+    if len(splits) > MAX_OVERS:
+        raise InvalidAction(
+            f'the question holds more than {MAX_OVERS} "over"; ask "Would you prefer watching X over Y?" about two movies.'
+        )
+    return [(body[: m.start()], body[m.end() :]) for m in splits]
 
 
 def _titles(text: str) -> list[list[str]]:
