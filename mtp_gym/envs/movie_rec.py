@@ -462,7 +462,8 @@ class MovieRecEnv(TextPuzzleEnv):
         Questioning phase: ``<question>Would you prefer watching X over Y?</question>`` (two
         different questions in one reply are a re-prompt; case, surrounding quotes and spacing are tolerated, "watching" is optional).
         Final phase: ``<final_answer>Title</final_answer>``. A re-prompt (no turn spent, no state
-        change) for: a missing tag or the other phase's tag, a question not of that form, a title
+        change) for: a missing tag or the other phase's tag, a question not of that form (or with
+        more than 16 "over": a looping reply), a title
         that is not in the library (during questions an unseen title is reported the same way, so
         the unseen set stays hidden), a movie compared with itself, and a final answer naming a
         movie of the questioning library or an unknown title.
