@@ -10,7 +10,9 @@ through Gymnasium's own merge. The batch is the same either way: one array per k
 type Gymnasium picks, a ``_key`` mask beside it, nested dicts batched alike. With text
 observations it steps the envs in its own loop (Gymnasium's semantics for each autoreset
 mode), writing rewards and ends into fresh copies of zeroed arrays and returning the
-observations' tuple without the ``deepcopy`` that would return that same tuple of strings.
+observations' tuple without the ``deepcopy`` that would return that same tuple of strings; it
+calls each base env's ``step`` itself once the wrappers ``gym.make`` adds (``OrderEnforcing``,
+``PassiveEnvChecker``) have done their checks and only pass steps on.
 
     import mtp_gym
     envs = mtp_gym.make_vec("MTP/WordGuess-v0", num_envs=16)
@@ -36,12 +38,13 @@ import numpy as np
 from gymnasium.spaces import Text, Tuple
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.vector.utils import concatenate, iterate
+from gymnasium.wrappers.common import OrderEnforcing, PassiveEnvChecker
 
 __all__ = ["TextSyncVectorEnv", "make_vec"]
 
 _DTYPES = {int: np.dtype(int), float: np.dtype(float), bool: np.dtype(bool)}
 _TEXT_BATCH = concatenate.dispatch(Text)  # a tuple of the strings
-_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
+_NEXT_STEP, _SAME_STEP, _DISABLED = _MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 
 
 def _column(values: Sequence[Any], where: list[int] | None, n: int) -> np.ndarray | None:
@@ -133,7 +136,11 @@ def _batch_one(info: dict[str, Any], keys: Iterable[str] | None = None) -> dict[
 
 
 _OBJECT_ONE = np.empty(1, dtype=object)
-_ONE_ZERO = {**{kind: np.zeros(1, dtype) for kind, dtype in _DTYPES.items()}, str: _OBJECT_ONE}
+_ONE_ZERO = {
+    **{kind: np.zeros(1, dtype) for kind, dtype in _DTYPES.items()},
+    str: _OBJECT_ONE,
+    type(None): _OBJECT_ONE,
+}
 _TRUE_ONE = np.ones(1, dtype=np.bool_)
 
 
@@ -246,6 +253,7 @@ class TextSyncVectorEnv(SyncVectorEnv):
         self._every_env = tuple(range(self.num_envs))
         self._zeros = (np.zeros(self.num_envs, dtype=np.float64), np.zeros(self.num_envs, dtype=np.bool_))
         self._no_resets = [False] * self.num_envs
+        self._steps: list[Callable[[Any], tuple]] | None = None
 
     def _add_info(self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int) -> dict[str, Any]:
         if self._pending is None:
@@ -327,14 +335,13 @@ class TextSyncVectorEnv(SyncVectorEnv):
         return kept
 
     def step(self, actions: Any) -> tuple:
-        if not self._text_observations or self.autoreset_mode not in _MODES:
+        """``SyncVectorEnv.step``; with text observations in a loop of its own: a tuple of strings
+        is what ``deepcopy`` of the observations returns anyway (the same tuple), and the rewards
+        and ends are written into copies of zeroed arrays (a copy and a few item writes cost a
+        third of ``np.array`` of a list)."""
+        mode = self.autoreset_mode
+        if not self._text_observations or mode not in _MODES:
             return self._merged(lambda: super(TextSyncVectorEnv, self).step(actions))
-        return self._step_text(actions, self.autoreset_mode)
-
-    def _step_text(self, actions: Any, mode: Any) -> tuple:
-        """``SyncVectorEnv.step`` for text observations: a tuple of strings is what ``deepcopy`` of
-        the observations returns anyway (the same tuple), and the rewards and ends are written into
-        copies of zeroed arrays (a copy and a few item writes cost a third of ``np.array`` of a list)."""
         n, envs = self.num_envs, self.envs
         if not self._plain_actions:
             actions = tuple(iterate(self.action_space, actions))
@@ -348,24 +355,23 @@ class TextSyncVectorEnv(SyncVectorEnv):
         pending: list[tuple[int, dict[str, Any]]] = []
         keep = self.info_keys != ()  # with no key kept, only a same-step autoreset's pair is batched
         resetting = self._no_resets if self._autoreset_envs is zeros[1] else self._autoreset_envs.tolist()
-        next_step, same_step = mode is AutoresetMode.NEXT_STEP, mode is AutoresetMode.SAME_STEP
-        disabled = mode is AutoresetMode.DISABLED
+        next_step, same_step, disabled = mode is _NEXT_STEP, mode is _SAME_STEP, mode is _DISABLED
         ended = False
+        steps = self._steps or self._direct_steps()
         for i in range(n):
-            env = envs[i]
             if resetting[i] and next_step:
-                observations[i], info = env.reset()
+                observations[i], info = envs[i].reset()
             else:
                 if disabled:
                     assert not resetting[i], f"{self._autoreset_envs=}"
-                observations[i], rewards[i], terminated, truncated, info = env.step(actions[i])
+                observations[i], rewards[i], terminated, truncated, info = steps[i](actions[i])
                 if terminated is not False or truncated is not False:
                     terminations[i], truncations[i] = terminated, truncated
                     if terminations[i] or truncations[i]:
                         ended = True
                         if same_step:
                             pending.append((i, {"final_obs": observations[i], "final_info": info}))
-                            observations[i], info = env.reset()
+                            observations[i], info = envs[i].reset()
             if keep:
                 pending.append((i, info))
         self._rewards, self._terminations, self._truncations = rewards, terminations, truncations
@@ -375,10 +381,35 @@ class TextSyncVectorEnv(SyncVectorEnv):
         # fresh arrays every step, returned as they are (reset copies the two it clears in place)
         return self._observations, rewards, terminations, truncations, self._batch(pending) if pending else {}
 
+    def _direct_steps(self) -> list[Callable[[Any], tuple]]:
+        """Each env's ``step``: its base env's own once Gymnasium's ``OrderEnforcing`` and
+        ``PassiveEnvChecker`` (the wrappers ``gym.make`` adds) only pass steps through (after a
+        reset and the checker's two checked steps); kept once no env's can change any more."""
+        pairs = [_direct_step(env) for env in self.envs]
+        steps = [step for step, _ in pairs]
+        if all(final for _, final in pairs):
+            self._steps = steps
+        return steps
+
     def reset(self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None) -> tuple:
         if options and "reset_mask" in options:
             self._terminations, self._truncations = self._terminations.copy(), self._truncations.copy()
         return self._merged(lambda: super(TextSyncVectorEnv, self).reset(seed=seed, options=options))
+
+
+def _direct_step(env: gym.Env) -> tuple[Callable[[Any], tuple], bool]:
+    """The base env's ``step`` where ``env``'s wrappers are Gymnasium's and only pass steps on, else
+    ``env.step``; and whether that is final (not while those wrappers still check)."""
+    inner = env
+    if type(inner) is OrderEnforcing:
+        if not inner._has_reset:
+            return env.step, False
+        inner = inner.env
+    if type(inner) is PassiveEnvChecker:
+        if not (inner.checked_step and inner.checked_data_reuse):
+            return env.step, False
+        inner = inner.env
+    return (env.step if isinstance(inner, gym.Wrapper) else inner.step), True
 
 
 def _check_info_keys(info_keys: Any) -> tuple[str, ...] | None:

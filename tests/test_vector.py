@@ -9,8 +9,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.envs.registration import EnvSpec
 from gymnasium.spaces import Text
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.wrappers.common import OrderEnforcing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -284,3 +286,50 @@ def test_a_batch_returned_stays_as_it_was_and_a_wrong_count_of_actions_is_named(
             envs.step(wrong)
     assert envs.step(["go"] * n)[0] and envs.step(iter(["go"] * n))[0]  # a list or any iterable
     envs.close()
+
+
+class Doubled(gym.RewardWrapper):
+    def reward(self, reward: float) -> float:
+        return 2 * reward
+
+
+class BadFirstObservation(Counting):
+    """Its first step's observation is outside its space (for the env checker to warn of)."""
+
+    def step(self, action: str) -> tuple:
+        observation, *rest = super().step(action)
+        return (7 if self.t == 1 else observation), *rest
+
+
+def test_steps_skip_only_gymnasiums_pass_through_wrappers(monkeypatch):
+    """Once ``OrderEnforcing`` has seen a reset and ``PassiveEnvChecker`` its two checked steps
+    (both then only pass a step on), a step calls the base env's own ``step``; before that they
+    answer as in Gymnasium (a step before any reset raises ``ResetNeeded``, the first step is
+    checked), and any other wrapper sees every step: the batches stay Gymnasium's."""
+    spec = EnvSpec("Counting-v0", entry_point=Counting)
+    makers = [lambda: Doubled(gym.make(spec)), lambda: gym.make(spec)]
+    ours, theirs = TextSyncVectorEnv(makers), SyncVectorEnv(makers)
+    with pytest.raises(gym.error.ResetNeeded):
+        ours.step(("a", "b"))
+    calls: list[int] = []
+    original = OrderEnforcing.step
+
+    def counted(self: OrderEnforcing, action: Any) -> tuple:
+        calls.append(id(self))
+        return original(self, action)
+
+    monkeypatch.setattr(OrderEnforcing, "step", counted)
+    same(ours.reset(seed=0), theirs.reset(seed=0))
+    calls.clear()
+    for step in range(8):
+        a, b = ours.step(("go", "go")), theirs.step(("go", "go"))
+        assert a[0] == b[0]
+        same(a[1:], b[1:], f"step {step}")
+    doubled, plain = id(ours.envs[0].env), id(ours.envs[1])  # each env's OrderEnforcing
+    assert calls.count(plain) == 2  # its two checked steps, then the base env's step
+    assert calls.count(doubled) == calls.count(id(theirs.envs[1])) == 6  # 8 steps, 2 of them resets
+    assert ours._steps is not None  # each env's step found once, not per step
+    bad = TextSyncVectorEnv([lambda: gym.make(EnvSpec("Bad-v0", entry_point=BadFirstObservation))])
+    bad.reset(seed=0)
+    with pytest.warns(UserWarning, match="step.*observation space"):
+        bad.step(("go",))
