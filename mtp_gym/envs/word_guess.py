@@ -102,6 +102,13 @@ def generation_pool(word_length: int) -> tuple[str, ...]:
     return tuple(u for w in scowl_words() if len(w) == word_length and (u := w.upper()) not in bench)
 
 
+@lru_cache(maxsize=64)
+def _vocabulary_texts(vocab: tuple[str, ...]) -> tuple[frozenset[str], str]:
+    """The vocabulary's set and the instructions that list it (each benchmark vocabulary's are
+    made once, not at every reset)."""
+    return frozenset(vocab), INSTRUCTIONS.format(vocab=", ".join(vocab))
+
+
 _SPELLED_RE = re.compile(r"[A-Z](?:[- ]?-[- ]?[A-Z])+")
 
 
@@ -236,6 +243,7 @@ class WordGuessEnv(TextPuzzleEnv):
 
     puzzle = PuzzleInfo(PAPERS[0], "the secret word guessed within the turn budget (score: 1 - (n-1)/(max_turns-1))")
     hidden_fixed = True  # the secret and the vocabulary are drawn at reset
+    infos_fresh = True  # _hidden() makes its dict at each call; the vocabulary is a tuple of str
 
     @classmethod
     def play_controls(cls, seen: list[str]) -> list[dict[str, Any]]:
@@ -278,8 +286,9 @@ class WordGuessEnv(TextPuzzleEnv):
         )
         self._vocab: tuple[str, ...] = ()
         self._vocab_set: frozenset[str] = frozenset()
+        self._instructions_text = ""
         self._secret = ""
-        self._hidden_state: dict[str, Any] = {}
+        self._vocab_id: int | None = None
 
     @property
     def vocabulary(self) -> tuple[str, ...]:
@@ -314,12 +323,12 @@ class WordGuessEnv(TextPuzzleEnv):
 
     def _set_game(self, vocab: tuple[str, ...], secret: str, vocab_id: int | None) -> None:
         self._vocab = vocab
-        self._vocab_set = frozenset(vocab)
+        self._vocab_set, self._instructions_text = _vocabulary_texts(vocab)
         self._secret = secret
-        self._hidden_state = {"secret": secret, "vocabulary": vocab, "vocabulary_id": vocab_id}
+        self._vocab_id = vocab_id
 
     def _instructions(self) -> str:
-        return INSTRUCTIONS.format(vocab=", ".join(self._vocab))
+        return self._instructions_text
 
     def _format_hint(self) -> str:
         return FORMAT_HINT
@@ -379,7 +388,7 @@ class WordGuessEnv(TextPuzzleEnv):
         )
 
     def _hidden(self) -> dict[str, Any]:
-        return self._hidden_state
+        return {"secret": self._secret, "vocabulary": self._vocab, "vocabulary_id": self._vocab_id}
 
     def _timeout(self) -> Reply:
         return Reply(
