@@ -38,7 +38,7 @@ import numpy as np
 from gymnasium.spaces import Text, Tuple
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.vector.utils import concatenate, iterate
-from gymnasium.wrappers.common import OrderEnforcing, PassiveEnvChecker
+from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
 
 __all__ = ["TextSyncVectorEnv", "make_vec"]
 
@@ -406,7 +406,7 @@ def _direct_step(env: gym.Env) -> tuple[Callable[[Any], tuple], bool]:
             return env.step, False
         inner = inner.env
     if type(inner) is PassiveEnvChecker:
-        if not (inner.checked_step and inner.checked_data_reuse):
+        if not (inner.checked_step and getattr(inner, "checked_data_reuse", True)):  # a check of Gymnasium 1.4
             return env.step, False
         inner = inner.env
     return (env.step if isinstance(inner, gym.Wrapper) else inner.step), True

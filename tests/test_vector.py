@@ -12,7 +12,7 @@ import pytest
 from gymnasium.envs.registration import EnvSpec
 from gymnasium.spaces import Text
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
-from gymnasium.wrappers.common import OrderEnforcing
+from gymnasium.wrappers import OrderEnforcing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -326,7 +326,8 @@ def test_steps_skip_only_gymnasiums_pass_through_wrappers(monkeypatch):
         assert a[0] == b[0]
         same(a[1:], b[1:], f"step {step}")
     doubled, plain = id(ours.envs[0].env), id(ours.envs[1])  # each env's OrderEnforcing
-    assert calls.count(plain) == 2  # its two checked steps, then the base env's step
+    checked = 2 if hasattr(ours.envs[1].env, "checked_data_reuse") else 1  # Gymnasium 1.4 checks two steps
+    assert calls.count(plain) == checked  # then the base env's step
     assert calls.count(doubled) == calls.count(id(theirs.envs[1])) == 6  # 8 steps, 2 of them resets
     assert ours._steps is not None  # each env's step found once, not per step
     bad = TextSyncVectorEnv([lambda: gym.make(EnvSpec("Bad-v0", entry_point=BadFirstObservation))])
