@@ -25,7 +25,9 @@ Four tables, each measured in this one process against a baseline measured in th
    out of ``info``), and ``mtp_gym.make_vec`` batching only the ``info`` keys a training loop
    reads (``info_keys=("score", "outcome")``) or none (``info_keys=()``). Each cell times the
    vector env and the raw env in turn (5 alternations of ``--seconds``/5 each) and prints the
-   median of the paired ratios with their range.
+   median of the paired ratios with their range. A last row per env times the floor of a
+   one-env step with those two keys: a step written by hand for that env alone, making only
+   the arrays the vector env returns.
 4. **Answer tables**: for every query game at level 5 (configuration 0), the seconds to answer
    every legal query in every candidate state through ``Game.candidate_answers`` (what the
    oracle's version space reads on its first turn and the necessity probe on each answer): a
@@ -263,6 +265,44 @@ def raw_stepper(env_id: str, kwargs: dict[str, Any], choose: Callable[[Any, int]
     return run
 
 
+def one_env_floor(env_id: str, kwargs: dict[str, Any], choose: Callable[[Any], str]) -> Callable[[], int]:
+    """The cheapest one-env vector step with ``info_keys=("score", "outcome")``, written out by
+    hand for this env alone (no checks, no autoreset modes, no wrappers): the raw step, then the
+    arrays such a step returns (reward, two ends, each key's values and mask); the next step
+    after an end resets. A run of 4,096 steps, as :func:`raw_stepper`'s."""
+    env = gym.make(env_id, disable_env_checker=True, **kwargs).unwrapped
+    env.reset(seed=0)
+    picks = np.random.default_rng(1).integers(1 << 20, size=4096).tolist()
+    floats, bools, objects, true = np.zeros(1), np.zeros(1, np.bool_), np.empty(1, object), np.ones(1, np.bool_)
+
+    ended = False
+
+    def run() -> int:
+        nonlocal ended
+        for p in picks:
+            if ended:
+                _, info = env.reset()
+                reward, term, trunc = 0.0, False, False
+            else:
+                _, reward, term, trunc, info = env.step(choose(env, p))
+            rewards, terms, truncs = floats.copy(), bools.copy(), bools.copy()
+            rewards[0] = reward
+            ended = term or trunc
+            if ended:
+                terms[0], truncs[0] = term, trunc
+            score, outcome = floats.copy(), objects.copy()
+            score[0], outcome[0] = info["score"], info["outcome"]
+            _ = (
+                rewards,
+                terms,
+                truncs,
+                {"score": score, "_score": true.copy(), "outcome": outcome, "_outcome": true.copy()},
+            )
+        return len(picks)
+
+    return run
+
+
 def gymnasium_sync(env_id: str, n: int, **kwargs: Any) -> Any:
     return gym.make_vec(env_id, num_envs=n, vectorization_mode="sync", **kwargs)
 
@@ -339,6 +379,14 @@ def vector_table(seconds: float, secret_option: bool) -> None:
                     )
                 row = f"| {env_id[4:-3]} | {label} | {maker} | {statistics.median(raws) * 1e6:.2f} | "
                 print(row + " | ".join(cells) + " |", flush=True)
+            if not extra:
+                floor, base, ratios = paired_ratio(one_env_floor(env_id, kw, player()), raw, seconds)
+                print(
+                    f"| {env_id[4:-3]} | {label} | the floor: a one-env step written by hand, two keys' arrays "
+                    f"| {base * 1e6:.2f} | {floor * 1e6:.2f} ({statistics.median(ratios):.2f}x; "
+                    f"{ratios[0]:.2f}-{ratios[-1]:.2f}) | - | - |",
+                    flush=True,
+                )
     print()
 
 
