@@ -16,31 +16,22 @@ for a kind once a smaller one took longer than ``--give-up`` seconds (the old qu
 from __future__ import annotations
 
 import argparse
-import re
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import gymnasium as gym
 
 import mtp_gym
-from mtp_gym.core import TextPuzzleEnv
 
-_TAG_NAME_RE = re.compile(r"<\s*/?\s*([A-Za-z_][A-Za-z0-9_]*)\s*>")
-_EXAMPLE_RE = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)>([^<]{1,200})</\1>")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from helpers import shown_tags  # noqa: E402  (the tags and example moves the test plays too)
+
 PROBED = {
     "necessity": ("MTP/HiddenNumber-v0", {"probe": "necessity"}),
     "counterfactual": ("MTP/HiddenNumber-v0", {"probe": "counterfactual"}),
 }
-
-
-def tag_names(env: gym.Env, first_observation: str) -> tuple[list[str], list[tuple[str, str]]]:
-    """Every tag name an env shows the player (its instructions and its format hint), plus
-    the reasoning tags every env strips; and every example move they show (tag, content)."""
-    base = env.unwrapped
-    shown = first_observation + (base.format_hint if isinstance(base, TextPuzzleEnv) else "")
-    names = {m.group(1) for m in _TAG_NAME_RE.finditer(shown)}
-    examples = list(dict.fromkeys(m.groups() for m in _EXAMPLE_RE.finditer(shown)))
-    return sorted(names | {"think", "thinking", "answer"}), examples
 
 
 def hostile(names: list[str], examples: list[tuple[str, str]], size: int) -> Iterator[tuple[str, str]]:
@@ -79,7 +70,7 @@ def measure(env_id: str, kwargs: dict, sizes: list[int], give_up: float) -> list
     marks a size where every kind gave up)."""
     env = gym.make(env_id, disable_env_checker=True, **kwargs)
     first, _ = env.reset(options={"config_id": 0})
-    names, examples = tag_names(env, first)
+    names, examples = shown_tags(env, first)
     worst: dict[int, tuple[float, str]] = {s: (0.0, "") for s in sizes}
     slow: set[str] = set()
     for size in sizes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -28,6 +29,7 @@ __all__ = [
     "free_port",
     "openenv_server",
     "play_random",
+    "shown_tags",
     "slow_eval_args",
 ]
 
@@ -35,6 +37,19 @@ ENV_IDS = sorted(mtp_gym.ENV_IDS)
 TESTS = Path(__file__).parent
 #: The environment for CLI subprocesses: tests/ importable (``py:harness_agents:…`` agents).
 CLI_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+
+
+_TAG_NAME_RE = re.compile(r"<\s*/?\s*([A-Za-z_][A-Za-z0-9_]*)\s*>")
+_EXAMPLE_RE = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)>([^<]{1,200})</\1>")
+
+
+def shown_tags(env: gym.Env, first_observation: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """Every tag name an env shows the player (its instructions and its format hint), plus the
+    reasoning tags every env strips; and every example move they show, as (tag, content)."""
+    shown = first_observation + getattr(env.unwrapped, "format_hint", "")
+    names = {m.group(1) for m in _TAG_NAME_RE.finditer(shown)}
+    examples = list(dict.fromkeys(m.groups() for m in _EXAMPLE_RE.finditer(shown)))
+    return sorted(names | {"think", "thinking", "answer"}), examples
 
 
 def free_port() -> int:

@@ -11,16 +11,13 @@ prints the times up to 1 MB.
 
 from __future__ import annotations
 
-import re
 import time
 
 import gymnasium as gym
 import pytest
-from helpers import ENV_IDS
+from helpers import ENV_IDS, shown_tags
 
 SMALL, LARGE = 16 << 10, 128 << 10
-_TAG_NAME_RE = re.compile(r"<\s*/?\s*([A-Za-z_][A-Za-z0-9_]*)\s*>")
-_EXAMPLE_RE = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)>([^<]{1,200})</\1>")
 TARGETS = [(e, {}) for e in ENV_IDS] + [
     ("MTP/HiddenNumber-v0", {"probe": "necessity"}),
     ("MTP/HiddenNumber-v0", {"probe": "counterfactual"}),
@@ -48,9 +45,7 @@ def _seconds(env: gym.Env, replies: list[str]) -> float:
 def test_reading_time_grows_linearly_with_the_reply(env_id: str, kwargs: dict) -> None:
     env = gym.make(env_id, disable_env_checker=True, **kwargs)
     first, _ = env.reset(options={"config_id": 0})
-    names = sorted({m.group(1) for m in _TAG_NAME_RE.finditer(first)} | {"think", "answer"})
-    shown = first + getattr(env.unwrapped, "format_hint", "")  # the example moves of the rules and the re-prompt
-    examples = list(dict.fromkeys(m.groups() for m in _EXAMPLE_RE.finditer(shown)))
+    names, examples = shown_tags(env, first)
     small = min(_seconds(env, _replies(names, examples, SMALL)) for _ in range(2))
     large = min(_seconds(env, _replies(names, examples, LARGE)) for _ in range(2))
     assert large / small < 24, f"{SMALL >> 10} KB: {small:.4f} s, {LARGE >> 10} KB: {large:.4f} s"
